@@ -1,0 +1,39 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AccessGuards } from './common/guards';
+import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { EnvelopeInterceptor } from './common/interceptors/envelope.interceptor';
+import { createValidationPipe } from './common/pipes/validation.pipe';
+import { ConfigModule } from './config/config.module';
+import { LoggerModule } from './logging/logger.module';
+import { AdminModule } from './modules/admin/admin.module';
+import { AuthModule } from './modules/auth/auth.module';
+import { EventsModule } from './modules/events/events.module';
+import { HealthModule } from './modules/health/health.module';
+import { MembershipsModule } from './modules/members/memberships.module';
+import { TenancyModule } from './modules/tenancy/tenancy.module';
+import { PrismaModule } from './prisma/prisma.module';
+import { RedisModule } from './redis/redis.module';
+
+/** The HTTP API. It never processes delivery jobs: the worker (worker.module.ts) does. */
+@Module({
+  imports: [
+    ConfigModule,
+    LoggerModule,
+    PrismaModule,
+    RedisModule,
+    EventsModule,
+    TenancyModule,
+    AuthModule,
+    MembershipsModule,
+    HealthModule,
+    AdminModule,
+  ],
+  providers: [
+    ...AccessGuards.map((guard) => ({ provide: APP_GUARD, useClass: guard })),
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+  ],
+})
+export class AppModule {}

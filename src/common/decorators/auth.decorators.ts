@@ -1,0 +1,20 @@
+import { SetMetadata } from '@nestjs/common';
+import type { Permission } from '../access/permissions';
+import type { FeatureKey } from '../access/plans';
+
+export const IS_PUBLIC = 'auth:public';
+export const ALLOW_API_KEY = 'auth:allowApiKey';
+export const TENANT_SCOPED = 'tenancy:scoped';
+export const REQUIRED_PERMISSION = 'access:permission';
+export const REQUIRED_FEATURE = 'access:feature';
+
+/** No credentials needed (login, refresh-token, health). */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+/** The route takes X-Api-Key as well as a Bearer JWT (default: Bearer JWT only). */
+export const AllowApiKey = () => SetMetadata(ALLOW_API_KEY, true);
+/** The route acts inside one community, resolved by the order of spec §5. */
+export const TenantScoped = () => SetMetadata(TENANT_SCOPED, true);
+/** The caller needs this permission in the resolved community (implies @TenantScoped). */
+export const RequirePermission = (permission: Permission) => SetMetadata(REQUIRED_PERMISSION, permission);
+/** The community's plan must include this feature (implies @TenantScoped). */
+export const RequireFeature = (feature: FeatureKey) => SetMetadata(REQUIRED_FEATURE, feature);

@@ -1,0 +1,34 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { AppError, Errors } from '../errors/app-error';
+import { toErrorResponse } from '../errors/error-response';
+import type { AppRequest } from '../http/request-context';
+import { CredentialsService } from '../../modules/auth/credentials.service';
+
+/**
+ * The one global exception filter: every error leaves in the contract's body. An unmatched path
+ * (Nest's router NotFoundException, never an AppError) answers 401 without valid credentials and
+ * 400 TENANT_CONTEXT_REQUIRED with them, never 404 (spec §7).
+ */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('HTTP');
+
+  constructor(private readonly credentials: CredentialsService) {}
+
+  async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<AppRequest>();
+    let error = exception;
+    if (exception instanceof NotFoundException && !(exception instanceof AppError)) {
+      error = (await this.credentials.hasValidCredentials(request)) ? Errors.tenantRequired() : Errors.unauthorized();
+    }
+    const response = toErrorResponse(error);
+    if (response.status >= 500) {
+      this.logger.error({ err: exception }, 'Unhandled error');
+    }
+    if (reply.sent) return;
+    void reply.status(response.status).headers(response.headers).send(response.body);
+  }
+}

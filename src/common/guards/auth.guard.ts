@@ -1,0 +1,33 @@
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { ALLOW_API_KEY, IS_PUBLIC } from '../decorators/auth.decorators';
+import { Errors } from '../errors/app-error';
+import type { AppRequest } from '../http/request-context';
+import { CredentialsService } from '../../modules/auth/credentials.service';
+
+/**
+ * First global guard: every route needs a Bearer JWT unless marked @Public(); routes marked
+ * @AllowApiKey() take X-Api-Key as well.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly credentials: CredentialsService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const request = context.switchToHttp().getRequest<AppRequest>();
+    const result = await this.credentials.authenticate(request);
+    if (result.status === 'none') throw Errors.unauthorized();
+    if (result.status === 'invalid') throw Errors.unauthorized(result.message);
+    const allowApiKey = this.reflector.getAllAndOverride<boolean>(ALLOW_API_KEY, targets) ?? false;
+    if (result.actor.kind === 'apiKey' && !allowApiKey) {
+      throw Errors.unauthorized('This route requires a login token (Authorization: Bearer); API keys are not accepted');
+    }
+    request.actor = result.actor;
+    return true;
+  }
+}

@@ -1,0 +1,37 @@
+import type { FastifyRequest } from 'fastify';
+import type { Plan, Role } from '../../generated/prisma/enums';
+import type { Permission } from '../access/permissions';
+
+/** Who is calling: a user with a login token, or an API key acting as the member who created it. */
+export interface Actor {
+  kind: 'user' | 'apiKey';
+  userId: string;
+  email: string;
+  isPlatformAdmin: boolean;
+  /** tenantId claim of the token, or the API key's community */
+  defaultCommunityId: string | null;
+  /** refresh-token family of the login session (JWT only) */
+  sessionId?: string;
+  apiKey?: { id: string; communityId: string; scopes: readonly Permission[] };
+}
+
+/** The community a tenant-scoped request acts in, and what the caller may do there. */
+export interface TenantContext {
+  communityId: string;
+  community: {
+    id: string;
+    slug: string;
+    plan: Plan;
+    featureOverrides: unknown;
+  };
+  /** the caller's membership role; null for a platform admin who is not a member */
+  role: Role | null;
+  permissions: ReadonlySet<Permission>;
+  /** how the community was resolved (spec §5), for logs and debugging */
+  source: 'host' | 'path' | 'query' | 'body' | 'x-community-id' | 'x-tenant-id' | 'credential';
+}
+
+export interface AppRequest extends FastifyRequest {
+  actor?: Actor;
+  tenant?: TenantContext;
+}

@@ -1,0 +1,173 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import ms from 'ms';
+
+/** Accepts `250ms`, `5s`, `5m`, `2h`, `7d` (the `ms` package's syntax). */
+const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d|w)$/;
+const DURATION_LIST = /^\s*\d+(\.\d+)?\s*(ms|s|m|h|d|w)(\s*,\s*\d+(\.\d+)?\s*(ms|s|m|h|d|w))*\s*$/;
+const toBool = ({ value }: { value: unknown }) =>
+  value === undefined ? undefined : value === true || value === 'true' || value === '1';
+const toInt = ({ value }: { value: unknown }) =>
+  value === undefined || value === '' ? undefined : Number(value);
+
+/** A development-only key so that every local process (API, worker, CLI) agrees; never in production. */
+export const DEV_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 'community-platform-dev-key').toString('base64');
+export const DEV_JWT_SECRET = 'community-platform-dev-jwt-secret-not-for-production';
+
+/**
+ * Every setting the service reads, validated once at start-up. Defaults are the contract's; the
+ * README's configuration table and .env.example list the same names.
+ */
+export class AppConfig {
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV: 'development' | 'test' | 'production' = 'development';
+
+  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  PORT = 3000;
+
+  @IsString()
+  HOST = '0.0.0.0';
+
+  /** Base address printed at start-up and used in embed URLs. */
+  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
+  PUBLIC_BASE_URL?: string;
+
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgresql:// URL' })
+  DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/community_platform';
+
+  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  DATABASE_POOL_SIZE = 10;
+
+  @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Prefix of every Redis key (queues, rate-limit buckets): one per environment. */
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'REDIS_KEY_PREFIX must be 1-64 of A-Z a-z 0-9 : _ -' })
+  REDIS_KEY_PREFIX = 'cp';
+
+  @Matches(/^(fatal|error|warn|info|debug|trace|silent)$/)
+  LOG_LEVEL = 'info';
+
+  @IsOptional() @IsString() @Matches(/^.{32,}$/s, { message: 'JWT_SECRET must be at least 32 characters' })
+  JWT_SECRET?: string;
+
+  @Matches(DURATION, { message: 'JWT_EXPIRES_IN must be a duration such as 7d or 15m' })
+  JWT_EXPIRES_IN = '7d';
+
+  @Matches(DURATION, { message: 'REFRESH_TOKEN_EXPIRES_IN must be a duration such as 30d' })
+  REFRESH_TOKEN_EXPIRES_IN = '30d';
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 of 32 bytes' })
+  WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
+
+  @Matches(DURATION, { message: 'WEBHOOK_SECRET_OVERLAP must be a duration such as 24h' })
+  WEBHOOK_SECRET_OVERLAP = '24h';
+
+  @Transform(toInt) @IsInt() @Min(2) @Max(10)
+  WEBHOOK_MAX_LIVE_SECRETS = 3;
+
+  @Transform(toBool) @IsBoolean()
+  WEBHOOK_ALLOW_INSECURE_TARGETS = false;
+
+  @Matches(DURATION, { message: 'WEBHOOK_TIMEOUT must be a duration such as 15s' })
+  WEBHOOK_TIMEOUT = '15s';
+
+  @Matches(DURATION_LIST, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations' })
+  WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+  @Matches(DURATION, { message: 'WEBHOOK_AUTO_DISABLE_AFTER must be a duration such as 5d' })
+  WEBHOOK_AUTO_DISABLE_AFTER = '5d';
+
+  @Transform(toInt) @IsInt() @Min(1)
+  WEBHOOK_AUTO_DISABLE_MIN_FAILURES = 10;
+
+  /** Jobs one worker process runs at once. */
+  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  WORKER_CONCURRENCY = 50;
+
+  /** How often the relay polls the outbox when no notification woke it. */
+  @Matches(DURATION, { message: 'OUTBOX_POLL_INTERVAL must be a duration such as 1s' })
+  OUTBOX_POLL_INTERVAL = '1s';
+
+  /** How long a stopping worker waits for in-flight jobs. */
+  @Matches(DURATION, { message: 'WORKER_SHUTDOWN_TIMEOUT must be a duration such as 20s' })
+  WORKER_SHUTDOWN_TIMEOUT = '20s';
+
+  // ------------------------------------------------------------- derived, typed views
+
+  get isProduction(): boolean {
+    return this.NODE_ENV === 'production';
+  }
+  get jwtSecret(): string {
+    return this.JWT_SECRET ?? DEV_JWT_SECRET;
+  }
+  get jwtExpiresInSeconds(): number {
+    return Math.floor(durationMs(this.JWT_EXPIRES_IN) / 1000);
+  }
+  get refreshTokenTtlMs(): number {
+    return durationMs(this.REFRESH_TOKEN_EXPIRES_IN);
+  }
+  get webhookEncryptionKey(): Buffer {
+    return Buffer.from(this.WEBHOOK_SECRET_ENCRYPTION_KEY ?? DEV_WEBHOOK_ENCRYPTION_KEY, 'base64');
+  }
+  get webhookSecretOverlapMs(): number {
+    return durationMs(this.WEBHOOK_SECRET_OVERLAP);
+  }
+  get webhookTimeoutMs(): number {
+    return durationMs(this.WEBHOOK_TIMEOUT);
+  }
+  get webhookRetryScheduleMs(): number[] {
+    return this.WEBHOOK_RETRY_SCHEDULE.split(',').map((d) => durationMs(d.trim()));
+  }
+  get webhookAutoDisableAfterMs(): number {
+    return durationMs(this.WEBHOOK_AUTO_DISABLE_AFTER);
+  }
+  get outboxPollIntervalMs(): number {
+    return durationMs(this.OUTBOX_POLL_INTERVAL);
+  }
+  get workerShutdownTimeoutMs(): number {
+    return durationMs(this.WORKER_SHUTDOWN_TIMEOUT);
+  }
+  get publicBaseUrl(): string {
+    return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
+  }
+}
+
+export function durationMs(value: string): number {
+  const parsed = ms(value.replace(/\s+/g, '') as ms.StringValue);
+  if (typeof parsed !== 'number' || !Number.isFinite(parsed)) throw new Error(`not a duration: ${value}`);
+  return parsed;
+}
+
+export class ConfigValidationError extends Error {}
+
+/**
+ * Builds the configuration from an environment map. Throws one error naming every bad or missing
+ * variable; returns the warnings a development start-up should log.
+ */
+export function loadConfig(env: Record<string, string | undefined>): { config: AppConfig; warnings: string[] } {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
+  const problems = validateSync(config, { skipMissingProperties: false }).flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((m) => `${e.property}: ${m}`),
+  );
+  const warnings: string[] = [];
+  if (config.isProduction) {
+    if (!config.JWT_SECRET) problems.push('JWT_SECRET: required when NODE_ENV=production');
+    if (!config.WEBHOOK_SECRET_ENCRYPTION_KEY)
+      problems.push('WEBHOOK_SECRET_ENCRYPTION_KEY: required when NODE_ENV=production');
+    if (config.WEBHOOK_ALLOW_INSECURE_TARGETS)
+      problems.push('WEBHOOK_ALLOW_INSECURE_TARGETS: must not be true when NODE_ENV=production');
+  } else {
+    if (!config.JWT_SECRET) warnings.push('JWT_SECRET is not set: using the development secret');
+    if (!config.WEBHOOK_SECRET_ENCRYPTION_KEY)
+      warnings.push('WEBHOOK_SECRET_ENCRYPTION_KEY is not set: using the fixed development key');
+    if (config.WEBHOOK_ALLOW_INSECURE_TARGETS)
+      warnings.push('WEBHOOK_ALLOW_INSECURE_TARGETS=true: webhook URL safety rules are off (development only)');
+  }
+  if (problems.length > 0) {
+    throw new ConfigValidationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+  return { config, warnings };
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { Errors } from '../../common/errors/app-error';
+import type { Plan } from '../../generated/prisma/enums';
+import { PrismaService } from '../../prisma/prisma.service';
+import { MembershipsService } from '../members/memberships.service';
+
+export const COMMUNITY_SELECT = {
+  id: true,
+  slug: true,
+  name: true,
+  plan: true,
+  customDomain: true,
+  createdAt: true,
+} as const;
+
+@Injectable()
+export class CommunitiesService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly memberships: MembershipsService,
+  ) {}
+
+  /** Creates the community and makes the owner its OWNER, in one transaction. Slug taken → 409. */
+  async create(input: { name: string; slug: string; plan?: Plan; ownerEmail: string }) {
+    const slug = input.slug.toLowerCase();
+    return this.prisma.$transaction(async (tx) => {
+      if (await tx.community.findUnique({ where: { slug }, select: { id: true } })) {
+        throw Errors.conflict(`The slug '${slug}' is taken`);
+      }
+      const community = await tx.community.create({
+        data: { name: input.name, slug, plan: input.plan ?? 'FREE' },
+        select: COMMUNITY_SELECT,
+      });
+      await this.memberships.addMember(community.id, { email: input.ownerEmail, role: 'OWNER' }, tx);
+      return community;
+    });
+  }
+
+  /** A platform admin may pick any plan; everybody else gets FREE. */
+  assertPlanAllowed(plan: Plan | undefined, isPlatformAdmin: boolean): void {
+    if (plan && plan !== 'FREE' && !isPlatformAdmin) {
+      throw Errors.forbidden('Only platform admins can create communities on a paid plan');
+    }
+  }
+}

@@ -1,0 +1,51 @@
+import { Body, Controller, Post, Req } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Public } from '../../common/decorators/auth.decorators';
+import { Errors } from '../../common/errors/app-error';
+import { ApiEndpoint } from '../../common/http/api-docs';
+import type { AppRequest } from '../../common/http/request-context';
+import { AuthService } from './auth.service';
+import { LoginDto, RefreshTokenDto } from './dto/login.dto';
+import { TokenPairDto } from './dto/token-pair.dto';
+import { TokenService } from './token.service';
+
+@ApiTags('auth')
+@Controller('auth')
+export class AuthController {
+  constructor(
+    private readonly auth: AuthService,
+    private readonly tokens: TokenService,
+  ) {}
+
+  @Post('login')
+  @Public()
+  @ApiEndpoint({ summary: 'Log in with e-mail and password', auth: 'public', response: TokenPairDto, errors: [403] })
+  login(@Body() dto: LoginDto, @Req() request: AppRequest) {
+    return this.auth.login(dto, request);
+  }
+
+  @Post('refresh')
+  @ApiEndpoint({
+    summary: 'Rotate a still-valid access token (Bearer) into a new token pair',
+    auth: 'jwt',
+    response: TokenPairDto,
+  })
+  refresh(@Req() request: AppRequest) {
+    const header = request.headers.authorization ?? '';
+    const claims = this.tokens.verifyAccessToken(header.replace(/^Bearer\s+/i, ''));
+    if (!claims) throw Errors.unauthorized('Invalid or expired token');
+    return this.tokens.refreshFromAccessToken(claims);
+  }
+
+  @Post('refresh-token')
+  @Public()
+  @ApiEndpoint({
+    summary: 'Exchange a refresh token (single use) for a new token pair; no Authorization header',
+    auth: 'public',
+    response: TokenPairDto,
+    errors: [401],
+  })
+  refreshToken(@Body() dto: RefreshTokenDto) {
+    return this.tokens.refreshFromRefreshToken(dto.refreshToken);
+  }
+}

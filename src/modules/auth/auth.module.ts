@@ -1,0 +1,27 @@
+import { Global, Module } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { AppConfig } from '../../config/app-config';
+import { AuthController } from './auth.controller';
+import { AuthService } from './auth.service';
+import { CredentialsService } from './credentials.service';
+import { PasswordService } from './password.service';
+import { TokenService } from './token.service';
+import { UsersService } from './users.service';
+
+@Global()
+@Module({
+  imports: [
+    JwtModule.registerAsync({
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => ({
+        secret: config.jwtSecret,
+        signOptions: { algorithm: 'HS256' },
+        verifyOptions: { algorithms: ['HS256'] },
+      }),
+    }),
+  ],
+  controllers: [AuthController],
+  providers: [AuthService, CredentialsService, PasswordService, TokenService, UsersService],
+  exports: [CredentialsService, PasswordService, TokenService, UsersService, JwtModule],
+})
+export class AuthModule {}

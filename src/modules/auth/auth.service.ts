@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { Errors } from '../../common/errors/app-error';
+import type { AppRequest } from '../../common/http/request-context';
+import { PrismaService } from '../../prisma/prisma.service';
+import { TenancyService } from '../tenancy/tenancy.service';
+import { LoginDto } from './dto/login.dto';
+import { PasswordService } from './password.service';
+import { TokenPair, TokenService } from './token.service';
+
+const BAD_LOGIN = 'Invalid email or password';
+
+@Injectable()
+export class AuthService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly passwords: PasswordService,
+    private readonly tokens: TokenService,
+    private readonly tenancy: TenancyService,
+  ) {}
+
+  /**
+   * One message for an unknown e-mail and a wrong password (no user enumeration). The token's
+   * tenant: communityId of the body, else spec §5's order, else the community joined first.
+   */
+  async login(dto: LoginDto, request: AppRequest): Promise<TokenPair> {
+    const user = await this.prisma.user.findUnique({ where: { email: dto.email.toLowerCase() } });
+    const valid = await this.passwords.verify(user?.passwordHash ?? null, dto.password);
+    if (!user || !valid) throw Errors.unauthorized(BAD_LOGIN);
+
+    const firstJoined = await this.prisma.membership.findFirst({
+      where: { userId: user.id },
+      orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }],
+      select: { communityId: true },
+    });
+    const communityId = await this.tenancy.resolveCommunityId(request, firstJoined?.communityId ?? null);
+    if (communityId && communityId !== firstJoined?.communityId && !user.isPlatformAdmin) {
+      const member = await this.prisma.membership.findUnique({
+        where: { communityId_userId: { communityId, userId: user.id } },
+        select: { id: true },
+      });
+      if (!member) throw Errors.forbidden('You are not a member of this community');
+    }
+    return this.tokens.issueForLogin(user, communityId);
+  }
+}

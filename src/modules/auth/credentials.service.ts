@@ -1,0 +1,116 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { Actor } from '../../common/http/request-context';
+import type { Permission } from '../../common/access/permissions';
+import { PrismaService } from '../../prisma/prisma.service';
+import { parseApiKey, secretMatches } from './api-key-format';
+import { TokenService } from './token.service';
+
+export type CredentialResult =
+  | { status: 'none' }
+  | { status: 'invalid'; message: string }
+  | { status: 'ok'; actor: Actor };
+
+/** Last-used times are written at most this often per key, to keep key auth read-only on hot paths. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/**
+ * Turns the request's credentials (Authorization: Bearer, or X-Api-Key) into an Actor. It does not
+ * decide whether the route accepts that kind of credential: AuthGuard does.
+ */
+@Injectable()
+export class CredentialsService {
+  private readonly logger = new Logger(CredentialsService.name);
+
+  constructor(
+    private readonly tokens: TokenService,
+    private readonly prisma: PrismaService,
+  ) {}
+
+  async authenticate(request: FastifyRequest): Promise<CredentialResult> {
+    const authorization = request.headers.authorization;
+    const apiKeyHeader = request.headers['x-api-key'];
+    if (typeof authorization === 'string' && authorization.length > 0) {
+      return this.fromBearer(authorization);
+    }
+    if (typeof apiKeyHeader === 'string' && apiKeyHeader.length > 0) {
+      return this.fromApiKey(apiKeyHeader);
+    }
+    return { status: 'none' };
+  }
+
+  async hasValidCredentials(request: FastifyRequest): Promise<boolean> {
+    return (await this.authenticate(request)).status === 'ok';
+  }
+
+  private async fromBearer(header: string): Promise<CredentialResult> {
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match) return { status: 'invalid', message: 'Malformed Authorization header: expected Bearer <token>' };
+    const claims = this.tokens.verifyAccessToken(match[1]);
+    if (!claims) return { status: 'invalid', message: 'Invalid or expired token' };
+    const user = await this.prisma.user.findUnique({
+      where: { id: claims.userId },
+      select: { id: true, email: true, isPlatformAdmin: true },
+    });
+    if (!user) return { status: 'invalid', message: 'Invalid or expired token' };
+    return {
+      status: 'ok',
+      actor: {
+        kind: 'user',
+        userId: user.id,
+        email: user.email,
+        isPlatformAdmin: user.isPlatformAdmin,
+        defaultCommunityId: claims.tenantId,
+        sessionId: claims.sid,
+      },
+    };
+  }
+
+  private async fromApiKey(raw: string): Promise<CredentialResult> {
+    const parsed = parseApiKey(raw.trim());
+    if (!parsed) return { status: 'invalid', message: 'Malformed API key' };
+    const key = await this.prisma.apiKey.findUnique({
+      where: { keyId: parsed.keyId },
+      select: {
+        id: true,
+        communityId: true,
+        secretHash: true,
+        scopes: true,
+        revokedAt: true,
+        lastUsedAt: true,
+        createdById: true,
+      },
+    });
+    if (!key || key.revokedAt || !secretMatches(parsed.secret, key.secretHash)) {
+      return { status: 'invalid', message: 'Invalid or revoked API key' };
+    }
+    const creator = await this.prisma.user.findUnique({
+      where: { id: key.createdById },
+      select: { id: true, email: true },
+    });
+    if (!creator) return { status: 'invalid', message: 'Invalid or revoked API key' };
+    this.touch(key.id, key.lastUsedAt);
+    return {
+      status: 'ok',
+      actor: {
+        kind: 'apiKey',
+        userId: creator.id,
+        email: creator.email,
+        isPlatformAdmin: false,
+        defaultCommunityId: key.communityId,
+        apiKey: { id: key.id, communityId: key.communityId, scopes: key.scopes as Permission[] },
+      },
+    };
+  }
+
+  private touch(id: string, lastUsedAt: Date | null): void {
+    const now = Date.now();
+    if (lastUsedAt && now - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    this.prisma.apiKey
+      .updateMany({
+        where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }] },
+        data: { lastUsedAt: new Date(now) },
+      })
+      .catch((err: unknown) => this.logger.warn({ err }, 'could not record API key use'));
+  }
+}

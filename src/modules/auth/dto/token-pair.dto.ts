@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+export class TokenUserDto {
+  id: string;
+  email: string;
+  name: string;
+}
+
+export class TokenPairDto {
+  /** HS256 JWT carrying userId, email, role, tenantId, tenantSchema */
+  accessToken: string;
+  /** opaque, single use; send it to POST /api/auth/refresh-token */
+  refreshToken: string;
+  @ApiProperty({ enum: ['Bearer'] })
+  tokenType: 'Bearer';
+  /** lifetime of the access token in seconds (JWT_EXPIRES_IN) */
+  expiresIn: number;
+  user: TokenUserDto;
+}

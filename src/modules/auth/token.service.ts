@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import { JwtService } from '@nestjs/jwt';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { AppConfig } from '../../config/app-config';
+import { Errors } from '../../common/errors/app-error';
+import type { Role } from '../../generated/prisma/enums';
+import { PrismaService } from '../../prisma/prisma.service';
+import { sha256Hex } from './api-key-format';
+
+/** The Postgres schema that holds tenant rows: every community shares `public` in this layout. */
+export const TENANT_SCHEMA = 'public';
+
+/** Claims of an access token (spec §2 plus sub/iat/exp/jti; sid names the refresh family). */
+export interface AccessClaims {
+  userId: string;
+  email: string;
+  role: Role | null;
+  tenantId: string | null;
+  tenantSchema: string;
+  sub: string;
+  sid: string;
+  typ: 'access';
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  user: { id: string; email: string; name: string };
+}
+
+interface TokenUser {
+  id: string;
+  email: string;
+  name: string;
+}
+
+/**
+ * Issues access tokens (HS256 JWT) and single-use refresh tokens. Refresh tokens are opaque,
+ * stored as SHA-256, and grouped in families: re-use of a retired one revokes its family
+ * (OAuth 2.1 refresh rotation).
+ */
+@Injectable()
+export class TokenService {
+  constructor(
+    private readonly jwt: JwtService,
+    private readonly prisma: PrismaService,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** A new session: a new refresh family. */
+  issueForLogin(user: TokenUser, communityId: string | null): Promise<TokenPair> {
+    return this.issue(user, communityId, randomUUID());
+  }
+
+  verifyAccessToken(token: string): AccessClaims | null {
+    try {
+      const claims = this.jwt.verify<AccessClaims>(token, { algorithms: ['HS256'] });
+      return claims.typ === 'access' && typeof claims.userId === 'string' ? claims : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** POST /auth/refresh: a still-valid access token rotates its session's refresh token. */
+  async refreshFromAccessToken(claims: AccessClaims): Promise<TokenPair> {
+    const user = await this.prisma.user.findUnique({ where: { id: claims.userId } });
+    if (!user) throw Errors.unauthorized('Invalid or expired token');
+    const family = await this.prisma.refreshToken.findFirst({
+      where: { familyId: claims.sid },
+      select: { revokedAt: true },
+      orderBy: { createdAt: 'desc' },
+    });
+    if (!family || family.revokedAt) throw Errors.unauthorized('This session has been revoked');
+    await this.prisma.refreshToken.updateMany({
+      where: { familyId: claims.sid, usedAt: null },
+      data: { usedAt: new Date() },
+    });
+    return this.issue(user, claims.tenantId, claims.sid);
+  }
+
+  /** POST /auth/refresh-token: single use; a second use revokes every token of the family. */
+  async refreshFromRefreshToken(refreshToken: string): Promise<TokenPair> {
+    const stored = await this.prisma.refreshToken.findUnique({
+      where: { tokenHash: sha256Hex(refreshToken) },
+      include: { user: true },
+    });
+    if (!stored || stored.revokedAt || stored.expiresAt <= new Date()) {
+      throw Errors.unauthorized('Invalid or expired refresh token');
+    }
+    // The conditional update is the single-use check: of two concurrent uses, one wins.
+    const claimed = await this.prisma.refreshToken.updateMany({
+      where: { id: stored.id, usedAt: null, revokedAt: null },
+      data: { usedAt: new Date() },
+    });
+    if (claimed.count === 0) {
+      await this.revokeFamily(stored.familyId);
+      throw Errors.unauthorized('Refresh token was already used; the session has been revoked');
+    }
+    return this.issue(stored.user, stored.communityId, stored.familyId);
+  }
+
+  revokeFamily(familyId: string): Promise<unknown> {
+    return this.prisma.refreshToken.updateMany({
+      where: { familyId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+  }
+
+  private async issue(user: TokenUser, communityId: string | null, familyId: string): Promise<TokenPair> {
+    const membership = communityId
+      ? await this.prisma.membership.findUnique({
+          where: { communityId_userId: { communityId, userId: user.id } },
+          select: { role: true },
+        })
+      : null;
+    const refreshToken = randomBytes(32).toString('base64url');
+    await this.prisma.refreshToken.create({
+      data: {
+        familyId,
+        userId: user.id,
+        communityId,
+        tokenHash: sha256Hex(refreshToken),
+        expiresAt: new Date(Date.now() + this.config.refreshTokenTtlMs),
+      },
+    });
+    const expiresIn = this.config.jwtExpiresInSeconds;
+    const accessToken = this.jwt.sign(
+      {
+        userId: user.id,
+        email: user.email,
+        role: membership?.role ?? null,
+        tenantId: communityId,
+        tenantSchema: TENANT_SCHEMA,
+        sid: familyId,
+        typ: 'access',
+      },
+      { subject: user.id, jwtid: randomUUID(), expiresIn, algorithm: 'HS256' },
+    );
+    return {
+      accessToken,
+      refreshToken,
+      tokenType: 'Bearer',
+      expiresIn,
+      user: { id: user.id, email: user.email, name: user.name },
+    };
+  }
+}

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import type { Prisma } from '../../generated/prisma/client';
+import type { Tx } from '../../prisma/prisma.service';
+import { buildEventBody, EventBody } from './event-body';
+import type { SubscribableEvent } from './event-catalog';
+
+/** Turns Dates into ISO strings and drops undefined, as the event will look on the wire. */
+function toJson(value: unknown): Prisma.InputJsonValue {
+  return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
+}
+
+/**
+ * Writes catalog events into the outbox inside the caller's transaction, so a change that rolls
+ * back leaves no event and a committed change always has its event (the worker relays it).
+ */
+@Injectable()
+export class OutboxService {
+  async record(
+    tx: Tx,
+    communityId: string,
+    type: SubscribableEvent,
+    data: Record<string, unknown>,
+  ): Promise<EventBody> {
+    const body = buildEventBody(type, communityId, toJson(data) as Record<string, unknown>);
+    await tx.outboxEvent.create({
+      data: { communityId, messageId: body.id, eventType: type, payload: toJson(body) },
+    });
+    return body;
+  }
+
+  /** Set-based variant for bulk changes: one INSERT for all events. */
+  async recordMany(
+    tx: Tx,
+    communityId: string,
+    type: SubscribableEvent,
+    items: Record<string, unknown>[],
+  ): Promise<void> {
+    if (items.length === 0) return;
+    const rows = items.map((data) => {
+      const body = buildEventBody(type, communityId, toJson(data) as Record<string, unknown>);
+      return { communityId, messageId: body.id, eventType: type, payload: toJson(body) };
+    });
+    await tx.outboxEvent.createMany({ data: rows });
+  }
+}

@@ -1,0 +1,124 @@
+import { Injectable } from '@nestjs/common';
+import { isIP } from 'node:net';
+import { permissionsOf, PERMISSIONS, Permission } from '../../common/access/permissions';
+import { Errors } from '../../common/errors/app-error';
+import type { Actor, AppRequest, TenantContext } from '../../common/http/request-context';
+import { AppConfig } from '../../config/app-config';
+import { PrismaService } from '../../prisma/prisma.service';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Source = TenantContext['source'];
+interface Candidate {
+  ref: string;
+  source: Source;
+}
+
+function header(request: AppRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function field(container: unknown, name: string): string | undefined {
+  if (!container || typeof container !== 'object') return undefined;
+  const value = (container as Record<string, unknown>)[name];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * Resolves the community of a tenant-scoped request, in the priority order of spec §5, and what
+ * the caller may do there. This is the only place that order is written down.
+ */
+@Injectable()
+export class TenancyService {
+  private readonly ownHostnames: ReadonlySet<string>;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    config: AppConfig,
+  ) {
+    this.ownHostnames = new Set(['localhost', new URL(config.publicBaseUrl).hostname.toLowerCase()]);
+  }
+
+  /** The explicit (non-credential) candidates of spec §5, highest first: host, then the request's fields. */
+  explicitCandidates(request: AppRequest): Candidate[] {
+    const candidates: Candidate[] = [];
+    const path = field(request.params, 'communityId');
+    const query = field(request.query, 'communityId');
+    const body = field(request.body, 'communityId');
+    const xCommunity = header(request, 'x-community-id');
+    const xTenant = header(request, 'x-tenant-id');
+    if (path) candidates.push({ ref: path, source: 'path' });
+    if (query) candidates.push({ ref: query, source: 'query' });
+    if (body) candidates.push({ ref: body, source: 'body' });
+    if (xCommunity) candidates.push({ ref: xCommunity, source: 'x-community-id' });
+    if (xTenant) candidates.push({ ref: xTenant, source: 'x-tenant-id' });
+    return candidates;
+  }
+
+  /** Resolves the community id a request names without credentials (used by login too). */
+  async resolveCommunityId(request: AppRequest, fallback: string | null): Promise<string | null> {
+    const byHost = await this.communityByHost(request);
+    if (byHost) return byHost.id;
+    const [first] = this.explicitCandidates(request);
+    if (first) {
+      const community = await this.findCommunity(first.ref);
+      if (!community) throw Errors.tenantRequired(`Community '${first.ref}' could not be resolved`);
+      return community.id;
+    }
+    return fallback;
+  }
+
+  async resolve(request: AppRequest, actor: Actor): Promise<TenantContext> {
+    const byHost = await this.communityByHost(request);
+    const [explicit] = this.explicitCandidates(request);
+    const candidate: Candidate | undefined = byHost
+      ? { ref: byHost.id, source: 'host' }
+      : (explicit ??
+        (actor.defaultCommunityId ? { ref: actor.defaultCommunityId, source: 'credential' } : undefined));
+    if (!candidate) throw Errors.tenantRequired();
+
+    const community = await this.prisma.community.findFirst({
+      where: this.whereRef(candidate.ref),
+      select: {
+        id: true,
+        slug: true,
+        plan: true,
+        featureOverrides: true,
+        memberships: { where: { userId: actor.userId }, select: { role: true } },
+      },
+    });
+    if (!community) throw Errors.tenantRequired(`Community '${candidate.ref}' could not be resolved`);
+    const role = community.memberships[0]?.role ?? null;
+    const { memberships: _m, ...summary } = community;
+    const base = { communityId: community.id, community: summary, role, source: candidate.source };
+
+    if (actor.kind === 'apiKey' && actor.apiKey) {
+      if (actor.apiKey.communityId !== community.id) {
+        throw Errors.forbidden('This API key belongs to another community');
+      }
+      if (!role) throw Errors.forbidden("The API key's creator is no longer a member of this community");
+      const scopes = new Set<Permission>(actor.apiKey.scopes);
+      const permissions = new Set([...permissionsOf(role)].filter((p) => scopes.has(p)));
+      return { ...base, permissions };
+    }
+    if (role) return { ...base, permissions: permissionsOf(role) };
+    if (actor.isPlatformAdmin) return { ...base, permissions: new Set(PERMISSIONS) };
+    throw Errors.forbidden('You are not a member of this community');
+  }
+
+  findCommunity(ref: string) {
+    return this.prisma.community.findFirst({ where: this.whereRef(ref), select: { id: true, slug: true } });
+  }
+
+  private whereRef(ref: string) {
+    return UUID.test(ref) ? { id: ref.toLowerCase() } : { slug: ref.toLowerCase() };
+  }
+
+  /** A custom domain on Host wins over everything (spec §5.1); the service's own names never match. */
+  private async communityByHost(request: AppRequest): Promise<{ id: string } | null> {
+    const hostname = (request.hostname ?? '').toLowerCase().replace(/:\d+$/, '');
+    if (!hostname || this.ownHostnames.has(hostname) || isIP(hostname.replace(/^\[|\]$/g, ''))) return null;
+    return this.prisma.community.findUnique({ where: { customDomain: hostname }, select: { id: true } });
+  }
+}

@@ -1,0 +1,37 @@
+import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/app-config';
+
+export const REDIS = Symbol('REDIS');
+
+@Injectable()
+class RedisLifecycle implements OnModuleDestroy {
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+  async onModuleDestroy(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/**
+ * One shared ioredis connection for the API (rate-limit buckets, health). Keys are prefixed with
+ * REDIS_KEY_PREFIX so environments and test runs never collide.
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        new Redis(config.REDIS_URL, {
+          keyPrefix: `${config.REDIS_KEY_PREFIX}:`,
+          maxRetriesPerRequest: 2,
+          enableOfflineQueue: true,
+          lazyConnect: false,
+        }),
+    },
+    RedisLifecycle,
+  ],
+  exports: [REDIS],
+})
+export class RedisModule {}

@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from './config/config.module';
+import { LoggerModule } from './logging/logger.module';
+import { PrismaModule } from './prisma/prisma.module';
+
+/**
+ * The delivery worker: a Nest application context with no HTTP server. Only this module imports
+ * the job processors.
+ */
+@Module({ imports: [ConfigModule, LoggerModule, PrismaModule] })
+export class WorkerModule {}
