@@ -1,9 +1,17 @@
 // Two projects: unit specs beside the code, e2e specs under test/ that boot the real app.
 // Both share one throw-away PostgreSQL database and Redis key prefix per run (test/setup/global-setup.ts).
-const tsJest = { '^.+\\.ts$': ['ts-jest', { isolatedModules: true }] };
+
+// Node loads ESM-only dependencies through require(); jest's module runtime cannot, so the few
+// ESM-only packages on the app's import path are transpiled to CommonJS for the tests.
+const ESM_ONLY_PACKAGES = ['content-disposition'];
+
 const common = {
   moduleFileExtensions: ['js', 'json', 'ts'],
-  transform: tsJest,
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    '^.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, isolatedModules: true } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
   testEnvironment: 'node',
   setupFiles: ['<rootDir>/test/setup/env.ts'],
 };

@@ -1,0 +1,33 @@
+import { Test } from '@nestjs/testing';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { ModuleMetadata } from '@nestjs/common';
+import { AppModule } from '../../src/app.module';
+import { configureHttpApp, createFastifyAdapter } from '../../src/bootstrap/http-app';
+import { AppConfig, loadConfig } from '../../src/config/app-config';
+import { PrismaService } from '../../src/prisma/prisma.service';
+
+export interface TestApp {
+  app: NestFastifyApplication;
+  prisma: PrismaService;
+  config: AppConfig;
+  close: () => Promise<void>;
+}
+
+/**
+ * Boots the real API (AppModule on Fastify, every global guard, pipe and filter) against the run's
+ * database. `env` overrides configuration for this app only (e.g. a short JWT_EXPIRES_IN).
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  module: ModuleMetadata['imports'] = [AppModule],
+): Promise<TestApp> {
+  const config = loadConfig({ ...process.env, ...env }).config;
+  const moduleRef = await Test.createTestingModule({ imports: module })
+    .overrideProvider(AppConfig)
+    .useValue(config)
+    .compile();
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), { logger: false });
+  await configureHttpApp(app);
+  await app.getHttpAdapter().getInstance().ready();
+  return { app, prisma: app.get(PrismaService), config, close: () => app.close() };
+}

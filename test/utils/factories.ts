@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Plan, Role } from '../../src/generated/prisma/enums';
+import { PasswordService } from '../../src/modules/auth/password.service';
+import { ApiKeysService } from '../../src/modules/admin/api-keys.service';
+import { PrismaService } from '../../src/prisma/prisma.service';
+import { call } from './http';
+
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/** A short unique suffix, so tests never depend on each other's rows. */
+export function unique(prefix = 'x'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+let cachedHash: Promise<string> | undefined;
+
+export async function createUser(
+  app: NestFastifyApplication,
+  overrides: { email?: string; name?: string; isPlatformAdmin?: boolean } = {},
+) {
+  cachedHash ??= app.get(PasswordService).hash(TEST_PASSWORD);
+  return app.get(PrismaService).user.create({
+    data: {
+      email: (overrides.email ?? `${unique('user')}@example.test`).toLowerCase(),
+      name: overrides.name ?? 'Test User',
+      passwordHash: await cachedHash,
+      isPlatformAdmin: overrides.isPlatformAdmin ?? false,
+    },
+  });
+}
+
+export async function createCommunity(
+  app: NestFastifyApplication,
+  overrides: { plan?: Plan; slug?: string; customDomain?: string; featureOverrides?: Record<string, boolean> } = {},
+) {
+  const slug = overrides.slug ?? unique('c');
+  return app.get(PrismaService).community.create({
+    data: {
+      slug,
+      name: `Community ${slug}`,
+      plan: overrides.plan ?? 'FREE',
+      customDomain: overrides.customDomain,
+      featureOverrides: overrides.featureOverrides ?? {},
+    },
+  });
+}
+
+export async function addMember(app: NestFastifyApplication, communityId: string, userId: string, role: Role = 'MEMBER') {
+  return app.get(PrismaService).membership.create({ data: { communityId, userId, role } });
+}
+
+export async function login(app: NestFastifyApplication, email: string, communityId?: string) {
+  const res = await call(app, 'POST', '/api/auth/login', {
+    body: { email, password: TEST_PASSWORD, ...(communityId ? { communityId } : {}) },
+  });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data as { accessToken: string; refreshToken: string; expiresIn: number };
+}
+
+/**
+ * A community on `plan` with one member of `role`, logged in: the usual starting point of a test.
+ */
+export async function memberWithToken(
+  app: NestFastifyApplication,
+  options: { plan?: Plan; role?: Role; communityId?: string } = {},
+) {
+  const community = options.communityId
+    ? await app.get(PrismaService).community.findUniqueOrThrow({ where: { id: options.communityId } })
+    : await createCommunity(app, { plan: options.plan });
+  const user = await createUser(app);
+  const membership = await addMember(app, community.id, user.id, options.role ?? 'OWNER');
+  const tokens = await login(app, user.email, community.id);
+  return { community, user, membership, token: tokens.accessToken, tokens };
+}
+
+/** An API key of the community, created by `userId` (who must be a member). */
+export async function createApiKey(app: NestFastifyApplication, communityId: string, userId: string, scopes?: string[]) {
+  return app.get(ApiKeysService).create(communityId, userId, unique('key'), scopes);
+}
