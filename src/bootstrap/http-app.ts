@@ -31,12 +31,16 @@ function refuseKeyInQuery(request: FastifyRequest, reply: FastifyReply, done: ()
   const query = (request.query ?? {}) as Record<string, unknown>;
   const leaked = Object.entries(query).some(
     ([name, value]) =>
-      KEY_PARAM.test(name) || (typeof value === 'string' && looksLikeApiKey(value)) ||
+      KEY_PARAM.test(name) ||
+      (typeof value === 'string' && looksLikeApiKey(value)) ||
       (Array.isArray(value) && value.some((v) => typeof v === 'string' && looksLikeApiKey(v))),
   );
   if (!leaked) return done();
   const { status, body } = toErrorResponse(
-    Errors.badRequest('API keys are accepted only in the X-Api-Key header, never in the query string', 'query'),
+    Errors.badRequest(
+      'API keys are accepted only in the X-Api-Key header, never in the query string',
+      'query',
+    ),
   );
   void reply.status(status).send(body);
 }

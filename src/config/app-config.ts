@@ -1,5 +1,15 @@
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+} from 'class-validator';
 import ms from 'ms';
 
 /** Accepts `250ms`, `5s`, `5m`, `2h`, `7d` (the `ms` package's syntax). */
@@ -22,20 +32,27 @@ export class AppConfig {
   @IsIn(['development', 'test', 'production'])
   NODE_ENV: 'development' | 'test' | 'production' = 'development';
 
-  @Transform(toInt) @IsInt() @Min(0) @Max(65535)
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT = 3000;
 
   @IsString()
   HOST = '0.0.0.0';
 
   /** Base address printed at start-up and used in embed URLs. */
-  @IsOptional() @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
   PUBLIC_BASE_URL?: string;
 
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgresql:// URL' })
   DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/community_platform';
 
-  @Transform(toInt) @IsInt() @Min(1) @Max(200)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
   DATABASE_POOL_SIZE = 10;
 
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
@@ -48,7 +65,9 @@ export class AppConfig {
   @Matches(/^(fatal|error|warn|info|debug|trace|silent)$/)
   LOG_LEVEL = 'info';
 
-  @IsOptional() @IsString() @Matches(/^.{32,}$/s, { message: 'JWT_SECRET must be at least 32 characters' })
+  @IsOptional()
+  @IsString()
+  @Matches(/^.{32,}$/s, { message: 'JWT_SECRET must be at least 32 characters' })
   JWT_SECRET?: string;
 
   @Matches(DURATION, { message: 'JWT_EXPIRES_IN must be a duration such as 7d or 15m' })
@@ -64,10 +83,14 @@ export class AppConfig {
   @Matches(DURATION, { message: 'WEBHOOK_SECRET_OVERLAP must be a duration such as 24h' })
   WEBHOOK_SECRET_OVERLAP = '24h';
 
-  @Transform(toInt) @IsInt() @Min(2) @Max(10)
+  @Transform(toInt)
+  @IsInt()
+  @Min(2)
+  @Max(10)
   WEBHOOK_MAX_LIVE_SECRETS = 3;
 
-  @Transform(toBool) @IsBoolean()
+  @Transform(toBool)
+  @IsBoolean()
   WEBHOOK_ALLOW_INSECURE_TARGETS = false;
 
   @Matches(DURATION, { message: 'WEBHOOK_TIMEOUT must be a duration such as 15s' })
@@ -79,11 +102,16 @@ export class AppConfig {
   @Matches(DURATION, { message: 'WEBHOOK_AUTO_DISABLE_AFTER must be a duration such as 5d' })
   WEBHOOK_AUTO_DISABLE_AFTER = '5d';
 
-  @Transform(toInt) @IsInt() @Min(1)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
   WEBHOOK_AUTO_DISABLE_MIN_FAILURES = 10;
 
   /** Jobs one worker process runs at once. */
-  @Transform(toInt) @IsInt() @Min(1) @Max(1000)
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
   WORKER_CONCURRENCY = 50;
 
   /** How often the relay polls the outbox when no notification woke it. */
@@ -146,7 +174,10 @@ export class ConfigValidationError extends Error {}
  * Builds the configuration from an environment map. Throws one error naming every bad or missing
  * variable; returns the warnings a development start-up should log.
  */
-export function loadConfig(env: Record<string, string | undefined>): { config: AppConfig; warnings: string[] } {
+export function loadConfig(env: Record<string, string | undefined>): {
+  config: AppConfig;
+  warnings: string[];
+} {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
   const problems = validateSync(config, { skipMissingProperties: false }).flatMap((e) =>
@@ -164,7 +195,9 @@ export function loadConfig(env: Record<string, string | undefined>): { config: A
     if (!config.WEBHOOK_SECRET_ENCRYPTION_KEY)
       warnings.push('WEBHOOK_SECRET_ENCRYPTION_KEY is not set: using the fixed development key');
     if (config.WEBHOOK_ALLOW_INSECURE_TARGETS)
-      warnings.push('WEBHOOK_ALLOW_INSECURE_TARGETS=true: webhook URL safety rules are off (development only)');
+      warnings.push(
+        'WEBHOOK_ALLOW_INSECURE_TARGETS=true: webhook URL safety rules are off (development only)',
+      );
   }
   if (problems.length > 0) {
     throw new ConfigValidationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);

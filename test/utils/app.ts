@@ -26,7 +26,9 @@ export async function createTestApp(
     .overrideProvider(AppConfig)
     .useValue(config)
     .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), { logger: false });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), {
+    logger: false,
+  });
   await configureHttpApp(app);
   await app.getHttpAdapter().getInstance().ready();
   return { app, prisma: app.get(PrismaService), config, close: () => app.close() };

@@ -32,7 +32,12 @@ export async function createUser(
 
 export async function createCommunity(
   app: NestFastifyApplication,
-  overrides: { plan?: Plan; slug?: string; customDomain?: string; featureOverrides?: Record<string, boolean> } = {},
+  overrides: {
+    plan?: Plan;
+    slug?: string;
+    customDomain?: string;
+    featureOverrides?: Record<string, boolean>;
+  } = {},
 ) {
   const slug = overrides.slug ?? unique('c');
   return app.get(PrismaService).community.create({
@@ -46,7 +51,12 @@ export async function createCommunity(
   });
 }
 
-export async function addMember(app: NestFastifyApplication, communityId: string, userId: string, role: Role = 'MEMBER') {
+export async function addMember(
+  app: NestFastifyApplication,
+  communityId: string,
+  userId: string,
+  role: Role = 'MEMBER',
+) {
   return app.get(PrismaService).membership.create({ data: { communityId, userId, role } });
 }
 
@@ -75,6 +85,11 @@ export async function memberWithToken(
 }
 
 /** An API key of the community, created by `userId` (who must be a member). */
-export async function createApiKey(app: NestFastifyApplication, communityId: string, userId: string, scopes?: string[]) {
+export async function createApiKey(
+  app: NestFastifyApplication,
+  communityId: string,
+  userId: string,
+  scopes?: string[],
+) {
   return app.get(ApiKeysService).create(communityId, userId, unique('key'), scopes);
 }

@@ -9,7 +9,8 @@ export interface CallOptions {
   body?: unknown;
 }
 
-export interface CallResult<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface CallResult<T = any> {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number;
   body: T;
   headers: Record<string, string | string[] | number | undefined>;
@@ -35,7 +36,9 @@ export async function call<T = any>( // eslint-disable-line @typescript-eslint/n
     url,
     headers,
     payload,
-    query: options.query ? Object.fromEntries(Object.entries(options.query).map(([k, v]) => [k, String(v)])) : undefined,
+    query: options.query
+      ? Object.fromEntries(Object.entries(options.query).map(([k, v]) => [k, String(v)]))
+      : undefined,
   });
   let body: unknown = response.body;
   try {

@@ -41,7 +41,8 @@ export const TENANT_REQUIRED_MESSAGE =
   'Tenant context required: send X-Tenant-Id (or put the community in the path) and check that the route exists';
 
 export const Errors = {
-  unauthorized: (message = NO_TOKEN_MESSAGE) => new AppError(HttpStatus.UNAUTHORIZED, 'UNAUTHORIZED', message),
+  unauthorized: (message = NO_TOKEN_MESSAGE) =>
+    new AppError(HttpStatus.UNAUTHORIZED, 'UNAUTHORIZED', message),
   forbidden: (message = 'You do not have permission to do this') =>
     new AppError(HttpStatus.FORBIDDEN, 'FORBIDDEN', message),
   featureNotAvailable: (featureKey: string) =>

@@ -22,7 +22,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const request = http.getRequest<AppRequest>();
     let error = exception;
     if (exception instanceof NotFoundException && !(exception instanceof AppError)) {
-      error = (await this.credentials.hasValidCredentials(request)) ? Errors.tenantRequired() : Errors.unauthorized();
+      error = (await this.credentials.hasValidCredentials(request))
+        ? Errors.tenantRequired()
+        : Errors.unauthorized();
     }
     const response = toErrorResponse(error);
     if (response.status >= 500) {

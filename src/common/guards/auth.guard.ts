@@ -25,7 +25,9 @@ export class AuthGuard implements CanActivate {
     if (result.status === 'invalid') throw Errors.unauthorized(result.message);
     const allowApiKey = this.reflector.getAllAndOverride<boolean>(ALLOW_API_KEY, targets) ?? false;
     if (result.actor.kind === 'apiKey' && !allowApiKey) {
-      throw Errors.unauthorized('This route requires a login token (Authorization: Bearer); API keys are not accepted');
+      throw Errors.unauthorized(
+        'This route requires a login token (Authorization: Bearer); API keys are not accepted',
+      );
     }
     request.actor = result.actor;
     return true;

@@ -87,9 +87,13 @@ interface EndpointOptions {
  */
 export function ApiEndpoint(options: EndpointOptions) {
   const status = options.status ?? HttpStatus.OK;
-  const decorators = [ApiOperation({ summary: options.summary, description: options.description }), HttpCode(status)];
+  const decorators = [
+    ApiOperation({ summary: options.summary, description: options.description }),
+    HttpCode(status),
+  ];
   if (options.auth === 'jwt') decorators.push(ApiBearerAuth(BEARER_AUTH));
-  if (options.auth === 'jwt-or-api-key') decorators.push(ApiBearerAuth(BEARER_AUTH), ApiSecurity(API_KEY_AUTH));
+  if (options.auth === 'jwt-or-api-key')
+    decorators.push(ApiBearerAuth(BEARER_AUTH), ApiSecurity(API_KEY_AUTH));
   const data = options.response
     ? options.paged
       ? {

@@ -6,6 +6,8 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
  */
 export class TenantBodyDto {
   /** community id or slug */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   communityId?: string;
 }

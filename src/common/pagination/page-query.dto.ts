@@ -10,15 +10,25 @@ export const toInteger = ({ value }: { value: unknown }) =>
 /** `page` and `limit` of every /api/sdk list (contract §4), plus the tenant fields the query may carry. */
 export class PageQueryDto {
   /** page number, from 1 */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(1_000_000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
   page: number = 1;
 
   /** page size, 1–100 */
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(MAX_PAGE_SIZE)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
   limit: number = 20;
 
   /** community id or slug (tenant resolution, spec §5) */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   communityId?: string;
 }
 

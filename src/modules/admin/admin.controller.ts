@@ -24,7 +24,11 @@ export class AdminController {
 
   @Get('me')
   @AllowApiKey()
-  @ApiEndpoint({ summary: 'The calling identity (user or API key)', auth: 'jwt-or-api-key', response: IdentityDto })
+  @ApiEndpoint({
+    summary: 'The calling identity (user or API key)',
+    auth: 'jwt-or-api-key',
+    response: IdentityDto,
+  })
   me(@CurrentActor() actor: Actor) {
     return this.admin.identity(actor);
   }
@@ -51,13 +55,23 @@ export class AdminController {
     status: HttpStatus.CREATED,
     errors: [403],
   })
-  createApiKey(@Body() dto: CreateApiKeyDto, @CurrentTenant() tenant: TenantContext, @CurrentActor() actor: Actor) {
+  createApiKey(
+    @Body() dto: CreateApiKeyDto,
+    @CurrentTenant() tenant: TenantContext,
+    @CurrentActor() actor: Actor,
+  ) {
     return this.apiKeys.create(tenant.communityId, actor.userId, dto.name, dto.scopes);
   }
 
   @Get('api-keys')
   @RequirePermission('API_KEYS_MANAGE')
-  @ApiEndpoint({ summary: "List the community's API keys (never the keys themselves)", auth: 'jwt', response: ApiKeyDto, isArray: true, errors: [403] })
+  @ApiEndpoint({
+    summary: "List the community's API keys (never the keys themselves)",
+    auth: 'jwt',
+    response: ApiKeyDto,
+    isArray: true,
+    errors: [403],
+  })
   listApiKeys(@CurrentTenant() tenant: TenantContext, @Query() _query: TenantBodyDto) {
     return this.apiKeys.list(tenant.communityId);
   }

@@ -27,7 +27,12 @@ function toDto({ keyId, ...row }: KeyRow): ApiKeyDto {
 export class ApiKeysService {
   constructor(private readonly prisma: PrismaService) {}
 
-  async create(communityId: string, createdById: string, name: string, scopes?: string[]): Promise<CreatedApiKeyDto> {
+  async create(
+    communityId: string,
+    createdById: string,
+    name: string,
+    scopes?: string[],
+  ): Promise<CreatedApiKeyDto> {
     const generated = generateApiKey();
     const row = await this.prisma.apiKey.create({
       data: {

@@ -19,7 +19,12 @@ export class AuthController {
 
   @Post('login')
   @Public()
-  @ApiEndpoint({ summary: 'Log in with e-mail and password', auth: 'public', response: TokenPairDto, errors: [403] })
+  @ApiEndpoint({
+    summary: 'Log in with e-mail and password',
+    auth: 'public',
+    response: TokenPairDto,
+    errors: [403],
+  })
   login(@Body() dto: LoginDto, @Req() request: AppRequest) {
     return this.auth.login(dto, request);
   }

@@ -7,9 +7,7 @@ import { parseApiKey, secretMatches } from './api-key-format';
 import { TokenService } from './token.service';
 
 export type CredentialResult =
-  | { status: 'none' }
-  | { status: 'invalid'; message: string }
-  | { status: 'ok'; actor: Actor };
+  { status: 'none' } | { status: 'invalid'; message: string } | { status: 'ok'; actor: Actor };
 
 /** Last-used times are written at most this often per key, to keep key auth read-only on hot paths. */
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -45,7 +43,8 @@ export class CredentialsService {
 
   private async fromBearer(header: string): Promise<CredentialResult> {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    if (!match) return { status: 'invalid', message: 'Malformed Authorization header: expected Bearer <token>' };
+    if (!match)
+      return { status: 'invalid', message: 'Malformed Authorization header: expected Bearer <token>' };
     const claims = this.tokens.verifyAccessToken(match[1]);
     if (!claims) return { status: 'invalid', message: 'Invalid or expired token' };
     const user = await this.prisma.user.findUnique({
@@ -108,7 +107,10 @@ export class CredentialsService {
     if (lastUsedAt && now - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
     this.prisma.apiKey
       .updateMany({
-        where: { id, OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }] },
+        where: {
+          id,
+          OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }],
+        },
         data: { lastUsedAt: new Date(now) },
       })
       .catch((err: unknown) => this.logger.warn({ err }, 'could not record API key use'));

@@ -20,7 +20,11 @@ export class HealthController {
   @Get()
   @Public()
   @HealthCheck({ swaggerDocumentation: false })
-  @ApiEndpoint({ summary: 'Liveness and readiness: 200 when PostgreSQL and Redis answer, else 503', auth: 'public', errors: [503] })
+  @ApiEndpoint({
+    summary: 'Liveness and readiness: 200 when PostgreSQL and Redis answer, else 503',
+    auth: 'public',
+    errors: [503],
+  })
   check() {
     return this.health.check([
       () => this.probe('database', () => this.prisma.$queryRaw`SELECT 1`),

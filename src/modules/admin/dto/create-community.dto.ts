@@ -5,15 +5,20 @@ import { Plan } from '../../../generated/prisma/enums';
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
 
 export class CreateCommunityDto {
-  @IsString() @MinLength(1) @MaxLength(100)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
   name: string;
 
   /** 3–63 of a-z 0-9 and '-', not starting or ending with '-' */
-  @IsString() @Length(3, 63) @Matches(SLUG_PATTERN, { message: 'slug must be 3-63 of a-z, 0-9 and -' })
+  @IsString()
+  @Length(3, 63)
+  @Matches(SLUG_PATTERN, { message: 'slug must be 3-63 of a-z, 0-9 and -' })
   slug: string;
 
   /** FREE for everyone; PRO and ENTERPRISE only for platform admins */
   @ApiPropertyOptional({ enum: Plan })
-  @IsOptional() @IsIn(Object.values(Plan))
+  @IsOptional()
+  @IsIn(Object.values(Plan))
   plan?: Plan;
 }

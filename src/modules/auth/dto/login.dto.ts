@@ -1,19 +1,26 @@
 import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 
 export class LoginDto {
-  @IsEmail() @MaxLength(254)
+  @IsEmail()
+  @MaxLength(254)
   email: string;
 
-  @IsString() @MinLength(1) @MaxLength(256)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
   password: string;
 
   /** community (id or slug) the token should be issued for; defaults per contract §2 */
-  @IsOptional() @IsString() @MaxLength(100)
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
   communityId?: string;
 }
 
 export class RefreshTokenDto {
   /** the opaque refresh token from login or an earlier refresh */
-  @IsString() @MinLength(1) @MaxLength(512)
+  @IsString()
+  @MinLength(1)
+  @MaxLength(512)
   refreshToken: string;
 }
