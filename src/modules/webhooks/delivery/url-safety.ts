@@ -1,0 +1,133 @@
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+
+/** One answer of `dns.promises.lookup(host, {all: true})`. */
+export interface ResolvedAddress {
+  address: string;
+  family: number;
+}
+
+/** Resolves a hostname to every address it has (injectable so tests control DNS). */
+export type ResolveAll = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface TargetUrlOptions {
+  /** WEBHOOK_ALLOW_INSECURE_TARGETS: lifts the scheme, port and address rules (development and tests only) */
+  allowInsecure: boolean;
+  lookup: ResolveAll;
+}
+
+/** A target URL the platform refuses to deliver to; the message says why, in words a user can act on. */
+export class UnsafeTargetError extends Error {}
+
+/** IPv6 prefixes that are either routed to IPv4 (checked separately) or not globally routable at all. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+const IPV4_COMPATIBLE_V6 = ipaddr.IPv6.parseCIDR('::/96');
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+function embeddedV4(bytes: number[], offset: number, xor = 0): ipaddr.IPv4 {
+  return new ipaddr.IPv4(bytes.slice(offset, offset + 4).map((b) => b ^ xor));
+}
+
+function isBlockedV4(ip: ipaddr.IPv4): boolean {
+  // Everything ipaddr.js classes as special (loopback, private, linkLocal incl. 169.254.169.254,
+  // carrierGradeNat, multicast, unspecified, broadcast, reserved incl. benchmarking and TEST-NETs,
+  // as112, amt) is refused: only plain public unicast is a delivery target.
+  return ip.range() !== 'unicast';
+}
+
+function isBlockedV6(ip: ipaddr.IPv6): boolean {
+  const bytes = ip.toByteArray();
+  switch (ip.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return isBlockedV4(ip.toIPv4Address());
+    case 'rfc6052':
+      // 64:ff9b::/96 reaches the embedded IPv4 through NAT64; 64:ff9b:1::/48 is local use only.
+      return ip.match(NAT64_WELL_KNOWN) ? isBlockedV4(embeddedV4(bytes, 12)) : true;
+    case '6to4':
+      return isBlockedV4(embeddedV4(bytes, 2));
+    case 'teredo':
+      // the Teredo client's IPv4 is stored inverted in the last 32 bits
+      return isBlockedV4(embeddedV4(bytes, 12, 0xff));
+    case 'unicast':
+      // ::a.b.c.d (deprecated IPv4-compatible) and anything outside 2000::/3 is not a public target
+      return ip.match(IPV4_COMPATIBLE_V6) || !ip.match(GLOBAL_UNICAST_V6);
+    default:
+      // loopback, unspecified, linkLocal fe80::/10, uniqueLocal fc00::/7, multicast, reserved, ...
+      return true;
+  }
+}
+
+/**
+ * True when `ip` must never be a delivery target. Unparseable input is blocked: a check that cannot
+ * tell is a refusal.
+ */
+export function isBlockedAddress(ip: string): boolean {
+  const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+  if (isIP(bare) === 0) return true;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(bare);
+  } catch {
+    return true;
+  }
+  return parsed.kind() === 'ipv4' ? isBlockedV4(parsed as ipaddr.IPv4) : isBlockedV6(parsed as ipaddr.IPv6);
+}
+
+/** The URL host as an address literal (IPv6 without brackets), or null for a DNS name. */
+export function ipLiteralOf(url: URL): string | null {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return isIP(host) === 0 ? null : host;
+}
+
+/**
+ * The rules that need no DNS: an absolute https URL on port 443 without credentials, and, when the
+ * host is an IP literal, a public address. WHATWG parsing has already normalised 2130706433,
+ * 0x7f000001, 0177.0.0.1 and 127.1 to 127.0.0.1, so every spelling meets the same check.
+ */
+export function checkTargetUrlShape(raw: string, allowInsecure: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UnsafeTargetError('url must be an absolute URL such as https://example.com/webhooks');
+  }
+  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) {
+    throw new UnsafeTargetError('url must use https');
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UnsafeTargetError('url must not contain a user name or password');
+  }
+  if (!allowInsecure && url.port !== '' && url.port !== '443') {
+    throw new UnsafeTargetError('url must use port 443');
+  }
+  const literal = ipLiteralOf(url);
+  if (!allowInsecure && literal !== null && isBlockedAddress(literal)) {
+    throw new UnsafeTargetError(`url points to a non-public address (${literal})`);
+  }
+  return url;
+}
+
+/**
+ * Every rule of a webhook target (spec §8, contract §5), as checked on create and update: the
+ * shape, then, for a DNS name, EVERY address it resolves to must be public. The target itself is
+ * never contacted here.
+ */
+export async function assertSafeTargetUrl(raw: string, options: TargetUrlOptions): Promise<URL> {
+  const url = checkTargetUrlShape(raw, options.allowInsecure);
+  if (options.allowInsecure || ipLiteralOf(url) !== null) return url;
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await options.lookup(url.hostname);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length === 0) throw new UnsafeTargetError(`url host ${url.hostname} does not resolve`);
+  const blocked = addresses.find((a) => isBlockedAddress(a.address));
+  if (blocked) {
+    throw new UnsafeTargetError(
+      `url host ${url.hostname} resolves to a non-public address (${blocked.address})`,
+    );
+  }
+  return url;
+}

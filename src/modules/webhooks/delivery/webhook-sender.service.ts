@@ -1,0 +1,173 @@
+import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import type { Agent, Dispatcher } from 'undici';
+import { request } from 'undici';
+import { AppConfig } from '../../../config/app-config';
+import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
+import { createDeliveryAgent } from './delivery-agent';
+import { WEBHOOK_USER_AGENT } from './service-version';
+import { signatureHeader } from './sign';
+import { checkTargetUrlShape, ResolveAll, UnsafeTargetError } from './url-safety';
+
+/** DI token of the resolver used for target addresses (tests provide one that answers what they need). */
+export const WEBHOOK_DNS_LOOKUP = Symbol('WEBHOOK_DNS_LOOKUP');
+
+/** What the receiver keeps of an answer: the first 4 KiB (contract §5). */
+export const MAX_RESPONSE_BODY_BYTES = 4096;
+
+export interface SendInput {
+  communityId: string;
+  endpointId: string;
+  url: string;
+  messageId: string;
+  eventType: string;
+  /** the exact JSON text that is signed and sent */
+  body: string;
+  timestamp?: Date;
+}
+
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  error: string | null;
+  /** Retry-After of a 429/503 answer, in ms from now */
+  retryAfterMs: number | null;
+  /** the target answered 410 Gone: it wants no more deliveries */
+  gone: boolean;
+}
+
+/** Where the signer gets the secrets (WebhookSecretsService; a unit spec may hand in fixed ones). */
+export type LiveSecretsSource = Pick<WebhookSecretsService, 'liveSecrets'>;
+
+/** Retry-After as seconds or an HTTP date; anything else is ignored. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return null;
+  if (/^\s*\d+\s*$/.test(text)) return Number(text.trim()) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+async function readHead(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // leaving the loop early destroys the stream: a huge answer is never downloaded
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= MAX_RESPONSE_BODY_BYTES) break;
+  }
+  // PostgreSQL text cannot hold NUL; a receiver's binary answer must not break the log
+  return Buffer.concat(chunks)
+    .subarray(0, MAX_RESPONSE_BODY_BYTES)
+    .toString('utf8')
+    .replaceAll('\0', '');
+}
+
+function describe(err: unknown, timeoutMs: number): string {
+  const e = err as {
+    name?: string;
+    code?: string;
+    message?: string;
+    cause?: { code?: string; message?: string };
+  };
+  if (
+    e?.name === 'TimeoutError' ||
+    e?.cause?.code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    e?.code?.endsWith('_TIMEOUT')
+  ) {
+    return `timeout after ${timeoutMs} ms`;
+  }
+  if (e?.code === 'EBLOCKEDADDRESS' || e?.cause?.code === 'EBLOCKEDADDRESS')
+    return e.message ?? e.cause?.message ?? '';
+  if (e?.code === 'ECONNREFUSED') return 'connection refused';
+  if (e?.code === 'ENOTFOUND') return `host not found (${e.message})`;
+  return e?.message ? `${e.code ? `${e.code}: ` : ''}${e.message}` : 'delivery failed';
+}
+
+/**
+ * Sends one signed delivery attempt (Standard Webhooks) and reports what happened. It never throws
+ * for anything the target does: every outcome is a SendResult for the delivery log.
+ */
+@Injectable()
+export class WebhookSender implements OnModuleDestroy {
+  private readonly agent: Agent;
+  private readonly allowInsecure: boolean;
+  private readonly timeoutMs: number;
+
+  constructor(
+    @Inject(WebhookSecretsService) private readonly secrets: LiveSecretsSource,
+    config: AppConfig,
+    @Inject(WEBHOOK_DNS_LOOKUP) resolve: ResolveAll,
+  ) {
+    this.allowInsecure = config.WEBHOOK_ALLOW_INSECURE_TARGETS;
+    this.timeoutMs = config.webhookTimeoutMs;
+    this.agent = createDeliveryAgent({
+      resolve,
+      guardAddresses: !this.allowInsecure,
+      connectTimeoutMs: Math.min(this.timeoutMs, 10_000),
+      connectionsPerOrigin: Math.max(128, config.WORKER_CONCURRENCY),
+    });
+  }
+
+  async send(input: SendInput): Promise<SendResult> {
+    const started = performance.now();
+    const fail = (error: string, extra: Partial<SendResult> = {}): SendResult => ({
+      ok: false,
+      status: null,
+      responseBody: null,
+      durationMs: Math.round(performance.now() - started),
+      error,
+      retryAfterMs: null,
+      gone: false,
+      ...extra,
+    });
+    let url: URL;
+    try {
+      // IP literals never reach the connect-time lookup, so their address is checked here
+      url = checkTargetUrlShape(input.url, this.allowInsecure);
+    } catch (err) {
+      return fail(err instanceof UnsafeTargetError ? err.message : 'invalid target url');
+    }
+    const secrets = await this.secrets.liveSecrets(input.communityId, input.endpointId);
+    if (secrets.length === 0) return fail('endpoint has no live signing secret');
+    const timestamp = Math.floor((input.timestamp ?? new Date()).getTime() / 1000);
+    try {
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: this.agent,
+        body: input.body,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': WEBHOOK_USER_AGENT,
+          'webhook-id': input.messageId,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(secrets, input.messageId, timestamp, input.body),
+        },
+        signal: AbortSignal.timeout(this.timeoutMs),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+      });
+      const status = response.statusCode;
+      const responseBody = await readHead(response.body).catch(() => '');
+      const durationMs = Math.round(performance.now() - started);
+      const retryAfterMs =
+        status === 429 || status === 503 ? parseRetryAfter(response.headers['retry-after']) : null;
+      const ok = status >= 200 && status < 300;
+      const error = ok
+        ? null
+        : status >= 300 && status < 400
+          ? 'redirect refused'
+          : `target answered HTTP ${status}`;
+      return { ok, status, responseBody, durationMs, error, retryAfterMs, gone: status === 410 };
+    } catch (err) {
+      return fail(describe(err, this.timeoutMs));
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.agent.destroy();
+  }
+}
