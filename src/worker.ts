@@ -1,15 +1,41 @@
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
+import { AppConfig } from './config/app-config';
 import { exitOnInvalidConfig } from './config/exit-on-invalid-config';
+import { WorkerRuntime } from './worker/worker-runtime.service';
 import { WorkerModule } from './worker.module';
+
+/** Past the drain window, closing connections gets this long before the process is ended anyway. */
+const CLOSE_GRACE_MS = 10_000;
 
 async function bootstrap(): Promise<void> {
   exitOnInvalidConfig();
   const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true });
-  app.useLogger(app.get(Logger));
-  app.enableShutdownHooks();
+  const logger = app.get(Logger);
+  app.useLogger(logger);
   await app.init();
-  app.get(Logger).log('worker started');
+
+  // Own signal handling instead of enableShutdownHooks: the drain must finish before Prisma and
+  // Redis are closed, which Nest's hook order does not promise.
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.log(`${signal} received: stopping the worker`);
+    setTimeout(() => process.exit(1), app.get(AppConfig).workerShutdownTimeoutMs + CLOSE_GRACE_MS).unref();
+    void app
+      .get(WorkerRuntime)
+      .stop()
+      .then(() => app.close())
+      .then(() => process.exit(0))
+      .catch((err: Error) => {
+        logger.error(`worker shutdown failed: ${err.message}`);
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  logger.log('worker started');
 }
 
 void bootstrap();

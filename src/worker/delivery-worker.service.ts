@@ -1,0 +1,71 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Worker } from 'bullmq';
+import type Redis from 'ioredis';
+import { AppConfig } from '../config/app-config';
+import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
+import { DeliveryProcessor } from './delivery.processor';
+import { closeConnection, createWorkerConnection } from './redis-connections';
+
+/** A job whose lock was lost (its worker died or hung) is taken over after this long. */
+const STALLED_INTERVAL_MS = 30_000;
+/** Taken over this often at most; past that it fails (a job that kills its worker every time). */
+const MAX_STALLED_COUNT = 3;
+
+/** The consumer side of the delivery queue: WORKER_CONCURRENCY attempts in flight per process. */
+@Injectable()
+export class DeliveryWorker {
+  private readonly logger = new Logger(DeliveryWorker.name);
+  private worker?: Worker<DeliveryJobData>;
+  private connection?: Redis;
+
+  constructor(
+    private readonly processor: DeliveryProcessor,
+    private readonly config: AppConfig,
+  ) {}
+
+  start(): void {
+    if (this.worker) return;
+    this.connection = createWorkerConnection(this.config);
+    this.worker = new Worker<DeliveryJobData>(DELIVERY_QUEUE, (job) => this.processor.process(job.data), {
+      connection: this.connection,
+      prefix: this.config.REDIS_KEY_PREFIX,
+      concurrency: this.config.WORKER_CONCURRENCY,
+      stalledInterval: STALLED_INTERVAL_MS,
+      maxStalledCount: MAX_STALLED_COUNT,
+      // a send may take WEBHOOK_TIMEOUT; the lock is renewed every half of this while it runs
+      lockDuration: Math.max(30_000, this.config.webhookTimeoutMs * 2),
+      removeOnComplete: DELIVERY_JOB_OPTIONS.removeOnComplete as { age: number; count: number },
+      removeOnFail: DELIVERY_JOB_OPTIONS.removeOnFail as { age: number; count: number },
+    });
+    this.worker.on('error', (err) => this.logger.warn(`delivery worker: ${err.message}`));
+    this.worker.on('failed', (job, err) =>
+      this.logger.error(
+        `delivery job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${err.message}`,
+      ),
+    );
+  }
+
+  /**
+   * Stops taking jobs and waits up to WORKER_SHUTDOWN_TIMEOUT for those in flight; past that they
+   * are abandoned to the stalled-job check (another worker re-runs them: at-least-once).
+   */
+  async stop(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    const timeoutMs = this.config.workerShutdownTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const drained = await Promise.race([
+      worker.close().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+    ]);
+    clearTimeout(timer);
+    if (!drained) {
+      this.logger.warn(
+        `in-flight deliveries did not finish within ${timeoutMs} ms; leaving them to be re-run`,
+      );
+      await worker.close(true).catch(() => undefined);
+    }
+    if (this.connection) await closeConnection(this.connection);
+  }
+}

@@ -1,0 +1,167 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import type { EventBody } from '../modules/events/event-body';
+import { PrismaService } from '../prisma/prisma.service';
+import type { DeliveryJobData } from './delivery-job';
+import { DeliveryQueue } from './delivery-queue.service';
+
+/** Outbox rows locked per transaction. */
+export const RELAY_BATCH_SIZE = 200;
+/** A batch stops taking rows once this many jobs are due, so one wide fan-out stays one short transaction. */
+export const RELAY_MAX_JOBS_PER_BATCH = 5_000;
+/** After an empty poll the relay waits this long, doubling up to OUTBOX_POLL_INTERVAL while idle. */
+const FIRST_IDLE_DELAY_MS = 5;
+/** Back-off after a failed batch (Redis or the database down), doubling up to this. */
+const MAX_ERROR_DELAY_MS = 2_000;
+
+interface OutboxRow {
+  id: bigint;
+  community_id: string;
+  message_id: string;
+  event_type: string;
+  payload: EventBody;
+}
+
+interface EndpointRow {
+  id: string;
+  community_id: string;
+  events: string[];
+}
+
+/**
+ * Moves committed outbox events to the delivery queue. Rows are locked with FOR UPDATE SKIP LOCKED,
+ * enqueued, and marked relayed in the same transaction, committed only after the enqueue
+ * succeeded: a crash or a Redis outage at any step leaves the row unrelayed (it is relayed again,
+ * and the deterministic job ids make the second enqueue a no-op), and several workers never take
+ * the same row.
+ */
+@Injectable()
+export class OutboxRelay {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly queue: DeliveryQueue,
+    private readonly config: AppConfig,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /**
+   * Polls again at once while batches come back non-empty; when idle, the wait doubles from 5 ms
+   * up to OUTBOX_POLL_INTERVAL, so a steady stream is relayed within milliseconds while an idle
+   * worker costs one indexed query per interval.
+   */
+  private async run(): Promise<void> {
+    let idleDelay = FIRST_IDLE_DELAY_MS;
+    let errorDelay = FIRST_IDLE_DELAY_MS * 20;
+    while (this.running) {
+      try {
+        const relayed = await this.relayBatch();
+        errorDelay = FIRST_IDLE_DELAY_MS * 20;
+        if (relayed > 0) {
+          idleDelay = FIRST_IDLE_DELAY_MS;
+          continue;
+        }
+        await this.pause(idleDelay);
+        idleDelay = Math.min(idleDelay * 2, Math.max(this.config.outboxPollIntervalMs, FIRST_IDLE_DELAY_MS));
+      } catch (err) {
+        this.logger.warn(`outbox relay failed, will retry: ${(err as Error).message}`);
+        await this.pause(errorDelay);
+        errorDelay = Math.min(errorDelay * 2, MAX_ERROR_DELAY_MS);
+      }
+    }
+  }
+
+  /** Relays one batch; returns how many outbox rows it marked relayed. */
+  async relayBatch(): Promise<number> {
+    return this.prisma.$transaction(
+      async (tx) => {
+        const rows = await tx.$queryRaw<OutboxRow[]>`
+          SELECT id, community_id, message_id, event_type, payload
+          FROM outbox_events
+          WHERE relayed_at IS NULL
+          ORDER BY id
+          LIMIT ${RELAY_BATCH_SIZE}
+          FOR UPDATE SKIP LOCKED`;
+        if (rows.length === 0) return 0;
+
+        const endpoints = await tx.$queryRaw<EndpointRow[]>`
+          SELECT id, community_id, events
+          FROM webhook_endpoints
+          WHERE community_id = ANY(${[...new Set(rows.map((r) => r.community_id))]}::uuid[])
+            AND is_active AND disabled_at IS NULL
+            AND events && ${[...new Set(rows.map((r) => r.event_type))]}::text[]
+          ORDER BY created_at, id`;
+        const { taken, jobs } = fanOut(rows, endpoints);
+
+        if (jobs.length > 0) await this.queue.addAll(jobs);
+        await tx.$executeRaw`
+          UPDATE outbox_events SET relayed_at = now() WHERE id = ANY(${taken.map((r) => r.id)}::bigint[])`;
+        return taken.length;
+      },
+      { timeout: 60_000, maxWait: 10_000 },
+    );
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+}
+
+/**
+ * One job per (event, subscribed endpoint), in outbox id order. Takes rows until the job budget is
+ * spent (always at least one row); rows left out stay unrelayed for the next batch.
+ */
+export function fanOut(
+  rows: OutboxRow[],
+  endpoints: EndpointRow[],
+): { taken: OutboxRow[]; jobs: DeliveryJobData[] } {
+  const byCommunity = new Map<string, EndpointRow[]>();
+  for (const e of endpoints) {
+    const list = byCommunity.get(e.community_id);
+    if (list) list.push(e);
+    else byCommunity.set(e.community_id, [e]);
+  }
+  const taken: OutboxRow[] = [];
+  const jobs: DeliveryJobData[] = [];
+  for (const row of rows) {
+    const targets = (byCommunity.get(row.community_id) ?? []).filter((e) =>
+      e.events.includes(row.event_type),
+    );
+    if (taken.length > 0 && jobs.length + targets.length > RELAY_MAX_JOBS_PER_BATCH) break;
+    taken.push(row);
+    for (const endpoint of targets) {
+      jobs.push({
+        communityId: row.community_id,
+        endpointId: endpoint.id,
+        messageId: row.message_id,
+        eventType: row.event_type,
+        attempt: 1,
+        outboxId: row.id.toString(),
+        payload: row.payload,
+      });
+    }
+  }
+  return { taken, jobs };
+}

@@ -1,0 +1,30 @@
+/** ±20% (contract §5), so endpoints that failed together do not retry in lock-step. */
+export const RETRY_JITTER = 0.2;
+
+export interface RetryDecision {
+  /** the attempt number of the retry */
+  attempt: number;
+  delayMs: number;
+}
+
+/**
+ * When to try again after attempt `attempt` failed, or null when the schedule is exhausted
+ * (schedule of n delays = n + 1 attempts in all). A Retry-After (429/503) is honoured up to twice
+ * the scheduled delay; it never makes the retry earlier than the jittered schedule.
+ */
+export function nextRetry(
+  scheduleMs: number[],
+  attempt: number,
+  retryAfterMs: number | null | undefined,
+  random: () => number = Math.random,
+): RetryDecision | null {
+  const scheduled = scheduleMs[attempt - 1];
+  if (scheduled === undefined) return null;
+  const jittered = Math.round(scheduled * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random()));
+  const honoured = retryAfterMs && retryAfterMs > 0 ? Math.min(retryAfterMs, 2 * scheduled) : 0;
+  return { attempt: attempt + 1, delayMs: Math.max(jittered, honoured) };
+}
+
+export function maxAttempts(scheduleMs: number[]): number {
+  return scheduleMs.length + 1;
+}

@@ -1,0 +1,42 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveryWorker } from './delivery-worker.service';
+import { OutboxRelay } from './outbox-relay.service';
+
+/**
+ * Starts the relay and the job consumer with the application context, and stops them in the
+ * order that loses nothing: stop relaying, drain in-flight jobs, then close the queue. Callers
+ * that shut down (worker.ts on SIGTERM, tests) call stop() BEFORE app.close(), because Nest may
+ * close Prisma before this module's destroy hook runs.
+ */
+@Injectable()
+export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(WorkerRuntime.name);
+  private stopping?: Promise<void>;
+
+  constructor(
+    private readonly relay: OutboxRelay,
+    private readonly worker: DeliveryWorker,
+    private readonly queue: DeliveryQueue,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.worker.start();
+    this.relay.start();
+    this.logger.log('delivery worker started: relaying the outbox and processing deliveries');
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      await this.relay.stop();
+      await this.worker.stop();
+      await this.queue.close();
+      this.logger.log('delivery worker stopped');
+    })();
+    return this.stopping;
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.stop();
+  }
+}
