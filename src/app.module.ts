@@ -8,9 +8,12 @@ import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
+import { CommunityModule } from './modules/community/community.module';
+import { ContentModule } from './modules/content/content.module';
 import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { MembershipsModule } from './modules/members/memberships.module';
+import { MembersModule } from './modules/members/members.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { RedisModule } from './redis/redis.module';
@@ -26,8 +29,11 @@ import { RedisModule } from './redis/redis.module';
     TenancyModule,
     AuthModule,
     MembershipsModule,
+    MembersModule,
     HealthModule,
     AdminModule,
+    CommunityModule,
+    ContentModule,
   ],
   providers: [
     ...AccessGuards.map((guard) => ({ provide: APP_GUARD, useClass: guard })),

@@ -93,3 +93,21 @@ export async function createApiKey(
 ) {
   return app.get(ApiKeysService).create(communityId, userId, unique('key'), scopes);
 }
+
+/** A community on `plan` with one member of `role` holding both credentials: a login token and an API key. */
+export async function memberWithCredentials(
+  app: NestFastifyApplication,
+  options: { plan?: Plan; role?: Role; communityId?: string } = {},
+) {
+  const member = await memberWithToken(app, options);
+  const { key } = await createApiKey(app, member.community.id, member.user.id);
+  return { ...member, apiKey: key };
+}
+
+export type CredentialKind = 'jwt' | 'apiKey';
+export const CREDENTIAL_KINDS: CredentialKind[] = ['jwt', 'apiKey'];
+
+/** The call options that authenticate as `member` with one kind of credential. */
+export function credentialsOf(member: { token: string; apiKey: string }, kind: CredentialKind) {
+  return kind === 'jwt' ? { token: member.token } : { apiKey: member.apiKey };
+}

@@ -27,7 +27,14 @@ export function toMemberView(row: {
   joinedAt: Date;
   user: { email: string; name: string };
 }): MemberView {
-  return { id: row.id, userId: row.userId, email: row.user.email, name: row.user.name, role: row.role, joinedAt: row.joinedAt };
+  return {
+    id: row.id,
+    userId: row.userId,
+    email: row.user.email,
+    name: row.user.name,
+    role: row.role,
+    joinedAt: row.joinedAt,
+  };
 }
 
 /** Adding one member (used by the CLI, community creation and POST /api/sdk/members). */

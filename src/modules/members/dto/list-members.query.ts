@@ -1,0 +1,20 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { ROLES } from '../../../common/access/permissions';
+import { PageQueryDto } from '../../../common/pagination/page-query.dto';
+import type { Role } from '../../../generated/prisma/enums';
+
+export class ListMembersQueryDto extends PageQueryDto {
+  /** only members with this role */
+  @ApiPropertyOptional({ enum: ROLES })
+  @IsOptional()
+  @IsIn(ROLES)
+  role?: Role;
+
+  /** case-insensitive prefix of the e-mail or the name */
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  @MaxLength(100)
+  search?: string;
+}
