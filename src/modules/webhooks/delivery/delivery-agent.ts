@@ -22,7 +22,7 @@ type LookupCallback = (
  * address (DNS rebinding) still never reaches it. Handles both the single-address form and the
  * `all: true` form Node uses for happy-eyeballs connects.
  */
-export function guardedLookup(resolve: ResolveAll) {
+export function guardedLookup(resolve: ResolveAll, guard = true) {
   return (
     hostname: string,
     options: { all?: boolean; family?: number | string },
@@ -30,7 +30,7 @@ export function guardedLookup(resolve: ResolveAll) {
   ) => {
     resolve(hostname).then(
       (answers) => {
-        const blocked = answers.find((a) => isBlockedAddress(a.address));
+        const blocked = guard ? answers.find((a) => isBlockedAddress(a.address)) : undefined;
         if (blocked) {
           callback(
             new BlockedAddressError(
@@ -88,7 +88,7 @@ export function createDeliveryAgent(options: DeliveryAgentOptions): Agent {
     keepAliveMaxTimeout: 60_000,
     connect: {
       timeout: options.connectTimeoutMs,
-      ...(options.guardAddresses ? { lookup: guardedLookup(options.resolve) } : {}),
+      lookup: guardedLookup(options.resolve, options.guardAddresses),
     },
   });
 }

@@ -60,10 +60,7 @@ async function readHead(body: Dispatcher.ResponseData['body']): Promise<string> 
     if (size >= MAX_RESPONSE_BODY_BYTES) break;
   }
   // PostgreSQL text cannot hold NUL; a receiver's binary answer must not break the log
-  return Buffer.concat(chunks)
-    .subarray(0, MAX_RESPONSE_BODY_BYTES)
-    .toString('utf8')
-    .replaceAll('\0', '');
+  return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY_BYTES).toString('utf8').replaceAll('\0', '');
 }
 
 function describe(err: unknown, timeoutMs: number): string {
