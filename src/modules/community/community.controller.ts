@@ -1,0 +1,69 @@
+import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { AllowApiKey, RequirePermission, TenantScoped } from '../../common/decorators/auth.decorators';
+import { CurrentTenant } from '../../common/decorators/request.decorators';
+import { ApiEndpoint } from '../../common/http/api-docs';
+import type { TenantContext } from '../../common/http/request-context';
+import { TenantBodyDto } from '../../common/http/tenant-body.dto';
+import { CommunityService } from './community.service';
+import { BrandingDto, SdkCommunityDto, SettingsDto } from './dto/community.dto';
+import { UpdateBrandingDto } from './dto/update-branding.dto';
+import { UpdateSettingsDto } from './dto/update-settings.dto';
+
+@ApiTags('community')
+@Controller('sdk/community')
+@AllowApiKey()
+@TenantScoped()
+export class CommunityController {
+  constructor(private readonly community: CommunityService) {}
+
+  @Get()
+  @ApiEndpoint({
+    summary: 'The community, with its settings and branding',
+    auth: 'jwt-or-api-key',
+    response: SdkCommunityDto,
+    errors: [403],
+  })
+  get(@Query() _query: TenantBodyDto, @CurrentTenant() tenant: TenantContext) {
+    return this.community.get(tenant.communityId);
+  }
+
+  @Get('settings')
+  @ApiEndpoint({
+    summary: "The community's settings",
+    auth: 'jwt-or-api-key',
+    response: SettingsDto,
+    errors: [403],
+  })
+  settings(@Query() _query: TenantBodyDto, @CurrentTenant() tenant: TenantContext) {
+    return this.community.settings(tenant.communityId);
+  }
+
+  @Patch('settings')
+  @RequirePermission('COMMUNITY_MANAGE')
+  @ApiEndpoint({
+    summary: 'Change settings (only the fields sent)',
+    description:
+      'A non-null customDomain needs the custom_domain feature (403 FEATURE_NOT_AVAILABLE); null removes it; ' +
+      'a domain used by another community is 409. Emits community.updated when a value changed.',
+    auth: 'jwt-or-api-key',
+    response: SettingsDto,
+    errors: [403, 409],
+  })
+  updateSettings(@Body() dto: UpdateSettingsDto, @CurrentTenant() tenant: TenantContext) {
+    return this.community.updateSettings(tenant, dto);
+  }
+
+  @Patch('branding')
+  @RequirePermission('COMMUNITY_MANAGE')
+  @ApiEndpoint({
+    summary: 'Change branding (only the fields sent; null clears one)',
+    description: 'Emits community.updated when a value changed.',
+    auth: 'jwt-or-api-key',
+    response: BrandingDto,
+    errors: [403],
+  })
+  updateBranding(@Body() dto: UpdateBrandingDto, @CurrentTenant() tenant: TenantContext) {
+    return this.community.updateBranding(tenant, dto);
+  }
+}

@@ -1,0 +1,110 @@
+import { Body, Controller, Delete, Get, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
+import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
+import { ApiEndpoint } from '../../common/http/api-docs';
+import type { Actor, TenantContext } from '../../common/http/request-context';
+import { TenantBodyDto } from '../../common/http/tenant-body.dto';
+import { PageQueryDto } from '../../common/pagination/page-query.dto';
+import { CommentsService } from './comments.service';
+import { CommentDto, CreateCommentDto } from './dto/comment.dto';
+import { LikeDto, UnlikeDto } from './dto/like.dto';
+import { ParentParamsDto } from './dto/params.dto';
+import { LikesService } from './likes.service';
+import type { ParentRef } from './parent-items.service';
+
+function parentRef(tenant: TenantContext, params: ParentParamsDto): ParentRef {
+  return { communityId: tenant.communityId, parentType: params.parent, parentId: params.id };
+}
+
+/** Comments and likes of a tweet or a task: `/api/sdk/{tweets|tasks}/:id/...`. */
+@ApiTags('comments and likes')
+@Controller('sdk/:parent/:id')
+@AllowApiKey()
+@RequireFeature('content')
+export class ParentItemsController {
+  constructor(
+    private readonly comments: CommentsService,
+    private readonly likes: LikesService,
+  ) {}
+
+  @Get('comments')
+  @ApiEndpoint({
+    summary: 'List the comments of a tweet or task, oldest first (ties by id)',
+    auth: 'jwt-or-api-key',
+    response: CommentDto,
+    paged: true,
+    errors: [403, 404],
+  })
+  listComments(
+    @Param() params: ParentParamsDto,
+    @Query() query: PageQueryDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.comments.list(parentRef(tenant, params), query);
+  }
+
+  @Post('comments')
+  @RequirePermission('CONTENT_CREATE')
+  @ApiEndpoint({
+    summary: 'Comment on a tweet or task',
+    description: 'Emits comment.created.',
+    auth: 'jwt-or-api-key',
+    response: CommentDto,
+    status: HttpStatus.CREATED,
+    errors: [403, 404],
+  })
+  createComment(
+    @Param() params: ParentParamsDto,
+    @Body() dto: CreateCommentDto,
+    @CurrentTenant() tenant: TenantContext,
+    @CurrentActor() actor: Actor,
+  ) {
+    return this.comments.create(parentRef(tenant, params), actor, dto.content);
+  }
+
+  @Post('like')
+  @RequirePermission('CONTENT_CREATE')
+  @ApiEndpoint({
+    summary: 'Like a tweet or task (one like per member: 201 when new, 200 with the same like after)',
+    description: 'Emits like.created for a new like only.',
+    auth: 'jwt-or-api-key',
+    response: LikeDto,
+    status: HttpStatus.CREATED,
+    errors: [403, 404],
+  })
+  @ApiResponse({
+    status: HttpStatus.OK,
+    description: 'Already liked by the caller: the same like, nothing changed',
+  })
+  async like(
+    @Param() params: ParentParamsDto,
+    @Body() _dto: TenantBodyDto,
+    @CurrentTenant() tenant: TenantContext,
+    @CurrentActor() actor: Actor,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { created, like } = await this.likes.like(parentRef(tenant, params), actor);
+    // The status depends on the outcome, which a route's fixed HttpCode cannot express: this route
+    // sends its own reply, in the same envelope EnvelopeInterceptor gives every other route.
+    await reply.status(created ? HttpStatus.CREATED : HttpStatus.OK).send({ success: true, data: like });
+  }
+
+  @Delete('like')
+  @RequirePermission('CONTENT_CREATE')
+  @ApiEndpoint({
+    summary: "Remove the caller's like (extension; idempotent)",
+    auth: 'jwt-or-api-key',
+    response: UnlikeDto,
+    errors: [403, 404],
+  })
+  unlike(
+    @Param() params: ParentParamsDto,
+    @Query() _query: TenantBodyDto,
+    @CurrentTenant() tenant: TenantContext,
+    @CurrentActor() actor: Actor,
+  ) {
+    return this.likes.unlike(parentRef(tenant, params), actor);
+  }
+}

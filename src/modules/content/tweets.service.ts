@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { Errors } from '../../common/errors/app-error';
+import type { Actor, TenantContext } from '../../common/http/request-context';
+import { Page, toPage } from '../../common/pagination/page-query.dto';
+import { PrismaService, Tx } from '../../prisma/prisma.service';
+import { OutboxService } from '../events/outbox.service';
+import type { TweetDto } from './dto/tweet.dto';
+import { listTotal } from './list-total';
+
+export const TWEET_SELECT = {
+  id: true,
+  communityId: true,
+  authorId: true,
+  content: true,
+  likeCount: true,
+  commentCount: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+
+/** Newest first; the id breaks ties so pages never overlap or skip (contract §4). */
+const NEWEST_FIRST = [{ createdAt: 'desc' }, { id: 'desc' }] as const;
+
+@Injectable()
+export class TweetsService {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly outbox: OutboxService,
+  ) {}
+
+  async list(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
+    const [items, total] = await Promise.all([
+      this.prisma.tweet.findMany({
+        where: { communityId },
+        orderBy: [...NEWEST_FIRST],
+        skip: (page.page - 1) * page.limit,
+        take: page.limit,
+        select: TWEET_SELECT,
+      }),
+      listTotal(this.prisma, communityId, 'tweets'),
+    ]);
+    return toPage(items, page, total);
+  }
+
+  async create(tenant: TenantContext, actor: Actor, content: string): Promise<TweetDto> {
+    await this.assertMayPost(tenant);
+    return this.prisma.$transaction(async (tx) => {
+      const tweet = await tx.tweet.create({
+        data: { communityId: tenant.communityId, authorId: actor.userId, content },
+        select: TWEET_SELECT,
+      });
+      await this.outbox.record(tx, tenant.communityId, 'tweet.created', { tweet });
+      return tweet;
+    });
+  }
+
+  async update(tenant: TenantContext, actor: Actor, id: string, content: string): Promise<TweetDto> {
+    return this.prisma.$transaction(async (tx) => {
+      await this.findEditable(tx, tenant, actor, id);
+      const tweet = await tx.tweet.update({
+        where: { communityId_id: { communityId: tenant.communityId, id } },
+        data: { content },
+        select: TWEET_SELECT,
+      });
+      await this.outbox.record(tx, tenant.communityId, 'tweet.updated', { tweet });
+      return tweet;
+    });
+  }
+
+  /** Comments and likes of the tweet go with it (migration trigger), and the tweets total drops by one. */
+  async remove(tenant: TenantContext, actor: Actor, id: string): Promise<{ id: string; deleted: true }> {
+    return this.prisma.$transaction(async (tx) => {
+      const tweet = await this.findEditable(tx, tenant, actor, id);
+      await tx.tweet.delete({ where: { communityId_id: { communityId: tenant.communityId, id } } });
+      await this.outbox.record(tx, tenant.communityId, 'tweet.deleted', { tweet });
+      return { id, deleted: true as const };
+    });
+  }
+
+  /**
+   * The tweet, if the caller may change it: its author (while they may still post), or anyone with
+   * CONTENT_MODERATE. Another community's tweet is a 404, exactly like a missing one.
+   */
+  private async findEditable(tx: Tx, tenant: TenantContext, actor: Actor, id: string): Promise<TweetDto> {
+    const tweet = await tx.tweet.findUnique({
+      where: { communityId_id: { communityId: tenant.communityId, id } },
+      select: TWEET_SELECT,
+    });
+    if (!tweet) throw Errors.notFound('Tweet');
+    const isAuthor = tweet.authorId === actor.userId && tenant.permissions.has('CONTENT_CREATE');
+    if (!isAuthor && !tenant.permissions.has('CONTENT_MODERATE')) {
+      throw Errors.forbidden("Only the tweet's author or a moderator can change it");
+    }
+    return tweet;
+  }
+
+  /** With allowMemberPosts off, only members who may moderate can post. */
+  private async assertMayPost(tenant: TenantContext): Promise<void> {
+    if (tenant.permissions.has('CONTENT_MODERATE')) return;
+    const community = await this.prisma.community.findUniqueOrThrow({
+      where: { id: tenant.communityId },
+      select: { allowMemberPosts: true },
+    });
+    if (!community.allowMemberPosts) throw Errors.forbidden('This community does not allow member posts');
+  }
+}
