@@ -89,7 +89,7 @@ describe('WebhookSender', () => {
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['user-agent']).toMatch(/^community-platform\/\d+\.\d+\.\d+$/);
     expect(req.headers['webhook-id']).toBe('msg_01TEST');
-    expect(req.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(2);
     const headers = req.headers as Record<string, string>;
     for (const secret of secrets) {
       expect(new Webhook(secret).verify(req.body, headers)).toEqual(JSON.parse(input(target.url).body));
@@ -195,9 +195,6 @@ describe('WebhookSender with the address rules on', () => {
     });
     const url = `http://rebind.example:${target.port}/hooks`;
     try {
-      await expect(
-        assertSafeTargetUrl(url, { allowInsecure: true, lookup: rebinding }),
-      ).resolves.toBeInstanceOf(URL);
       await expect(
         assertSafeTargetUrl('https://rebind.example/', { allowInsecure: false, lookup: rebinding }),
       ).resolves.toBeInstanceOf(URL);
