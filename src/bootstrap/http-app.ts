@@ -71,15 +71,20 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     void reply.header('x-request-id', request.id);
     done();
   });
-  // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body too.
-  fastify.setErrorHandler((error, _request, reply) => {
-    const { status, headers, body } = toErrorResponse(error);
-    void reply.status(status).headers(headers).send(body);
-  });
+  // The API speaks JSON only: a text/plain body is refused with 415 instead of reaching a DTO as a string.
+  fastify.removeContentTypeParser('text/plain');
   SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'api/docs-json',
     yamlDocumentUrl: 'api/docs-yaml',
   });
   app.enableShutdownHooks();
   await app.init();
+  // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body too.
+  // Set after init(): Nest installs its own handler there, which turns these errors into bare
+  // HttpExceptions and loses their FST_* code (so the contract's messages could not be given).
+  fastify.setErrorHandler((error, request, reply) => {
+    const { status, headers, body } = toErrorResponse(error);
+    if (status >= 500) request.log.error({ err: error }, 'Unhandled error');
+    void reply.status(status).headers(headers).send(body);
+  });
 }
