@@ -249,3 +249,21 @@ describe('HTTP contract of the foundation (contract §1, spec §7, §9)', () => 
     });
   });
 });
+
+describe('health when a dependency is down', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = '/cp_database_that_does_not_exist';
+    t = await createTestApp({ DATABASE_URL: url.toString() });
+  });
+  afterAll(() => t.close());
+
+  it('GET /api/health answers 503 SERVICE_UNAVAILABLE naming the database as down', async () => {
+    const res = await call(t.app, 'GET', '/api/health');
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+    expect(res.body.details.error.database.status).toBe('down');
+    expect(res.body.details.info.redis.status).toBe('up');
+  });
+});

@@ -71,7 +71,8 @@ export function toErrorResponse(err: unknown): ErrorResponse {
           ? ((response as { message: string[] }).message.join('; ') ?? err.message)
           : ((response as { message?: string }).message ?? err.message);
     const code = STATUS_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'VALIDATION_ERROR');
-    if (status >= 500) return internal();
+    // 503 is the one 5xx that says something safe and useful (health: a dependency is down).
+    if (status >= 500 && status !== HttpStatus.SERVICE_UNAVAILABLE) return internal();
     const extra =
       status === HttpStatus.SERVICE_UNAVAILABLE && typeof response === 'object' ? { details: response } : {};
     return { status, headers: {}, body: { success: false, error: message, code, ...extra } };

@@ -1,0 +1,36 @@
+import { REDACTED_PATHS, redactUrl } from './logger.module';
+
+describe('redactUrl (no credential reaches a log line through the URL)', () => {
+  it('leaves URLs without a query string alone', () => {
+    expect(redactUrl('/api/sdk/tweets')).toBe('/api/sdk/tweets');
+    expect(redactUrl(undefined)).toBeUndefined();
+    expect(redactUrl('')).toBe('');
+  });
+
+  it('masks parameters named like credentials, whatever their value', () => {
+    const out = redactUrl('/api/x?apiKey=abc&token=t0k&client_secret=s&password=p&page=2')!;
+    expect(out).not.toMatch(/abc|t0k|=s&|=p&/);
+    const params = new URLSearchParams(out.split('?')[1]);
+    for (const name of ['apiKey', 'token', 'client_secret', 'password'])
+      expect(params.get(name)).toBe('[REDACTED]');
+    expect(params.get('page')).toBe('2');
+  });
+
+  it('masks a value that looks like an API key under any name', () => {
+    const key = `cpk_${'a'.repeat(12)}_${'b'.repeat(32)}`;
+    const out = redactUrl(`/api/sdk/tweets?q=${key}&limit=5`)!;
+    expect(out).not.toContain(key);
+    expect(out).toContain('limit=5');
+  });
+
+  it('redacts credential headers and secret fields in structured logs', () => {
+    expect(REDACTED_PATHS).toEqual(
+      expect.arrayContaining([
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        '*.password',
+        '*.secret',
+      ]),
+    );
+  });
+});
