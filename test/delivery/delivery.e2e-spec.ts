@@ -1,0 +1,295 @@
+import { loadConfig } from '../../src/config/app-config';
+import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
+import { OutboxService } from '../../src/modules/events/outbox.service';
+import { DeliveryProcessor } from '../../src/worker/delivery.processor';
+import { EndpointHealth } from '../../src/worker/endpoint-health.service';
+import { WorkerRuntime } from '../../src/worker/worker-runtime.service';
+import { createTestApp, TestApp } from '../utils/app';
+import { createCommunity, unique } from '../utils/factories';
+import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
+import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+
+describe('webhook delivery worker', () => {
+  let api: TestApp;
+  let worker: TestWorker;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    api = await createTestApp(DELIVERY_TEST_ENV);
+    worker = await startTestWorker();
+    receiver = await startReceiver();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await api?.close();
+    await receiver?.close();
+  });
+
+  async function raise(communityId: string, type: SubscribableEvent, data: Record<string, unknown> = {}) {
+    return api.prisma.$transaction((tx) => api.app.get(OutboxService).record(tx, communityId, type, data));
+  }
+
+  function attemptsOf(endpointId: string, messageId?: string) {
+    return api.prisma.webhookDelivery.findMany({
+      where: { endpointId, ...(messageId ? { messageId } : {}) },
+      orderBy: [{ messageId: 'asc' }, { attempt: 'asc' }],
+    });
+  }
+
+  async function endpointOn(
+    communityId: string,
+    events: string[],
+    options: { isActive?: boolean; disabledAt?: Date } = {},
+  ) {
+    const path = `/${unique('hook')}`;
+    const endpoint = await createEndpoint(worker.context, communityId, {
+      url: receiver.url + path,
+      events,
+      ...options,
+    });
+    return { ...endpoint, path };
+  }
+
+  async function relayed(messageId: string) {
+    const row = await api.prisma.outboxEvent.findUnique({ where: { messageId } });
+    return row?.relayedAt ? row : undefined;
+  }
+
+  it('keeps the processors out of the API process', () => {
+    expect(() => api.app.get(WorkerRuntime, { strict: false })).toThrow();
+    expect(() => api.app.get(DeliveryProcessor, { strict: false })).toThrow();
+  });
+
+  it('delivers a committed event, signed with Standard Webhooks, only to active subscribed endpoints', async () => {
+    const community = await createCommunity(api.app);
+    const subscribed = await endpointOn(community.id, ['tweet.created', 'tweet.deleted']);
+    const unsubscribed = await endpointOn(community.id, ['tweet.deleted']);
+    const paused = await endpointOn(community.id, ['tweet.created'], { isActive: false });
+    const disabled = await endpointOn(community.id, ['tweet.created'], {
+      isActive: false,
+      disabledAt: new Date(),
+    });
+
+    const event = await raise(community.id, 'tweet.created', { tweet: { id: 't1', content: 'hello' } });
+
+    const [request] = await waitFor(
+      'the delivery',
+      () => receiver.at(subscribed.path).length > 0 && receiver.at(subscribed.path),
+    );
+    expect(request.headers['webhook-id']).toBe(event.id);
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(verifyWebhook(request, subscribed.secret)).toEqual({
+      id: event.id,
+      type: 'tweet.created',
+      timestamp: event.timestamp,
+      communityId: community.id,
+      data: { tweet: { id: 't1', content: 'hello' } },
+    });
+    const [attempt] = await waitFor('the SUCCESS record', async () => {
+      const rows = await attemptsOf(subscribed.id);
+      return rows[0]?.status === 'SUCCESS' && rows;
+    });
+    expect(attempt).toMatchObject({
+      messageId: event.id,
+      eventType: 'tweet.created',
+      attempt: 1,
+      responseStatus: 200,
+    });
+
+    await waitFor('the outbox row to be relayed', () => relayed(event.id));
+    for (const other of [unsubscribed, paused, disabled]) {
+      expect(receiver.at(other.path)).toHaveLength(0);
+      expect(await attemptsOf(other.id)).toHaveLength(0);
+    }
+  });
+
+  it('retries a failed delivery as new attempts of the same messageId, with the pending retry in the log', async () => {
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id, ['member.joined']);
+    const pendingSeen: { attempt: number; nextAttemptAt: Date | null }[] = [];
+    let calls = 0;
+    receiver.respond(endpoint.path, async (request) => {
+      calls += 1;
+      const row = await api.prisma.webhookDelivery.findFirst({
+        where: { endpointId: endpoint.id, messageId: String(request.headers['webhook-id']), attempt: calls },
+      });
+      if (row && row.status === 'PENDING')
+        pendingSeen.push({ attempt: row.attempt, nextAttemptAt: row.nextAttemptAt });
+      return calls === 1 ? { status: 500, body: 'boom' } : calls === 2 ? { status: 503 } : { status: 204 };
+    });
+
+    const event = await raise(community.id, 'member.joined', { member: { id: 'm1' } });
+
+    const rows = await waitFor('three attempts, the last one successful', async () => {
+      const all = await attemptsOf(endpoint.id);
+      return all.length === 3 && all[2].status === 'SUCCESS' && all;
+    });
+    expect(rows.map((r) => [r.messageId, r.attempt, r.status, r.responseStatus])).toEqual([
+      [event.id, 1, 'FAILED', 500],
+      [event.id, 2, 'FAILED', 503],
+      [event.id, 3, 'SUCCESS', 204],
+    ]);
+    expect(rows[0].responseBody).toBe('boom');
+    expect(rows[0].error).toContain('500');
+    // every attempt is PENDING while in flight; the retries were logged ahead with their due time
+    expect(pendingSeen.map((p) => p.attempt)).toEqual([1, 2, 3]);
+    expect(pendingSeen.map((p) => p.nextAttemptAt instanceof Date)).toEqual([false, true, true]);
+    const requests = receiver.at(endpoint.path);
+    expect(requests.map((r) => r.headers['webhook-id'])).toEqual([event.id, event.id, event.id]);
+    for (const request of requests)
+      expect(verifyWebhook(request, endpoint.secret)).toMatchObject({ id: event.id });
+
+    const health = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    expect(health).toMatchObject({
+      consecutiveFailures: 0,
+      failingSince: null,
+      isActive: true,
+      disabledAt: null,
+    });
+    expect(health.lastSuccessAt).toBeInstanceOf(Date);
+  });
+
+  it('auto-disables an endpoint after the configured failures and cancels its pending retries', async () => {
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id, ['tweet.updated']);
+    receiver.respond(endpoint.path, () => ({ status: 500 }));
+    // a retry of an earlier event, due later: it must be cancelled when the endpoint is disabled
+    const waiting = await api.prisma.webhookDelivery.create({
+      data: {
+        communityId: community.id,
+        endpointId: endpoint.id,
+        messageId: 'msg_earlier',
+        eventType: 'tweet.updated',
+        attempt: 2,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+      },
+    });
+
+    const event = await raise(community.id, 'tweet.updated', { tweet: { id: 't2' } });
+
+    const disabled = await waitFor('the endpoint to be auto-disabled', async () => {
+      const row = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      return row.disabledAt && row;
+    });
+    expect(disabled).toMatchObject({ isActive: false, consecutiveFailures: 3 });
+    const rows = await waitFor('no attempt left pending', async () => {
+      const all = await attemptsOf(endpoint.id, event.id);
+      return all.length === 3 && all.every((r) => r.status === 'FAILED') && all;
+    });
+    expect(rows.map((r) => r.attempt)).toEqual([1, 2, 3]);
+    const cancelled = await api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: waiting.id } });
+    expect(cancelled.status).toBe('FAILED');
+    expect(cancelled.error).toMatch(/auto-disabled after 3 consecutive failures/);
+
+    // deliveries stop while disabled
+    const missed = await raise(community.id, 'tweet.updated', { tweet: { id: 't3' } });
+    await waitFor('the missed event to be relayed', () => relayed(missed.id));
+    expect(await attemptsOf(endpoint.id, missed.id)).toHaveLength(0);
+  });
+
+  it('disables an endpoint at once when the target answers 410 Gone, without retrying', async () => {
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id, ['like.created']);
+    receiver.respond(endpoint.path, () => ({ status: 410 }));
+
+    const event = await raise(community.id, 'like.created', { like: { id: 'l1' } });
+
+    const row = await waitFor('the endpoint to be disabled', async () => {
+      const found = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      return found.disabledAt && found;
+    });
+    expect(row.isActive).toBe(false);
+    const attempts = await attemptsOf(endpoint.id, event.id);
+    expect(attempts.map((a) => [a.attempt, a.status, a.responseStatus])).toEqual([[1, 'FAILED', 410]]);
+    expect(receiver.at(endpoint.path)).toHaveLength(1);
+  });
+
+  it('records a pending retry of an endpoint paused meanwhile as FAILED and sends nothing more', async () => {
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id, ['comment.created']);
+    receiver.respond(endpoint.path, async () => {
+      await api.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { isActive: false } });
+      return { status: 500 };
+    });
+
+    const event = await raise(community.id, 'comment.created', { comment: { id: 'c1' } });
+
+    const retry = await waitFor('the retry to be closed', async () => {
+      const all = await attemptsOf(endpoint.id, event.id);
+      return all.length === 2 && all[1].status === 'FAILED' && all[1];
+    });
+    expect(retry).toMatchObject({ attempt: 2, error: 'endpoint paused' });
+    expect(receiver.at(endpoint.path)).toHaveLength(1);
+  });
+
+  it('two workers relay and deliver each event exactly once', async () => {
+    const second = await startTestWorker();
+    try {
+      const community = await createCommunity(api.app);
+      const endpoint = await endpointOn(community.id, ['tweet.created']);
+      const count = 300;
+      const events = [];
+      for (let i = 0; i < count; i += 50) {
+        events.push(
+          ...(await api.prisma.$transaction(async (tx) => {
+            const batch = [];
+            for (let j = i; j < i + 50; j++) {
+              batch.push(
+                await api.app.get(OutboxService).record(tx, community.id, 'tweet.created', { n: j }),
+              );
+            }
+            return batch;
+          })),
+        );
+      }
+      await waitFor(
+        'every delivery to be recorded as SUCCESS',
+        async () =>
+          (await api.prisma.webhookDelivery.count({
+            where: { endpointId: endpoint.id, status: 'SUCCESS' },
+          })) === count,
+        20_000,
+      );
+      const ids = receiver.at(endpoint.path).map((r) => r.headers['webhook-id']);
+      expect(ids).toHaveLength(count);
+      expect(new Set(ids)).toEqual(new Set(events.map((e) => e.id)));
+      expect(await api.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(count);
+    } finally {
+      await second.stop();
+    }
+  });
+});
+
+describe('failure counter (contract §5)', () => {
+  let api: TestApp;
+  beforeAll(async () => (api = await createTestApp(DELIVERY_TEST_ENV)));
+  afterAll(() => api?.close());
+
+  it('does not auto-disable a receiver whose failing streak is shorter than WEBHOOK_AUTO_DISABLE_AFTER', async () => {
+    const config = loadConfig({
+      ...process.env,
+      ...DELIVERY_TEST_ENV,
+      WEBHOOK_AUTO_DISABLE_AFTER: '1h',
+    }).config;
+    const health = new EndpointHealth(api.prisma, config);
+    const community = await createCommunity(api.app);
+    const endpoint = await api.prisma.webhookEndpoint.create({
+      data: { communityId: community.id, url: 'http://127.0.0.1:1/x', events: ['tweet.created'] },
+    });
+
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => health.recordFailure(community.id, endpoint.id)),
+    );
+
+    expect(results.every((disabled) => !disabled)).toBe(true);
+    const failing = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    expect(failing).toMatchObject({ isActive: true, disabledAt: null, consecutiveFailures: 8 });
+    expect(failing.failingSince).toBeInstanceOf(Date);
+
+    await health.recordSuccess(community.id, endpoint.id);
+    const healthy = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    expect(healthy).toMatchObject({ consecutiveFailures: 0, failingSince: null });
+    expect(healthy.lastSuccessAt).toBeInstanceOf(Date);
+  });
+});
