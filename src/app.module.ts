@@ -14,6 +14,8 @@ import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { MembershipsModule } from './modules/members/memberships.module';
 import { MembersModule } from './modules/members/members.module';
+import { CustomizationModule } from './modules/customization/customization.module';
+import { EmbedModule } from './modules/embed/embed.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { RedisModule } from './redis/redis.module';
@@ -30,6 +32,8 @@ import { RedisModule } from './redis/redis.module';
     AuthModule,
     MembershipsModule,
     MembersModule,
+    CustomizationModule,
+    EmbedModule,
     HealthModule,
     AdminModule,
     CommunityModule,

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { AdvertisementsController } from './advertisements.controller';
+import { AdvertisementsService } from './advertisements.service';
+import { SidebarController } from './sidebar.controller';
+import { SidebarService } from './sidebar.service';
+
+/** /api/sdk/customization: the sidebar and advertisements. */
+@Module({
+  controllers: [SidebarController, AdvertisementsController],
+  providers: [SidebarService, AdvertisementsService],
+})
+export class CustomizationModule {}
