@@ -9,6 +9,8 @@ import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
 
+jest.setTimeout(30_000);
+
 describe('webhook delivery worker', () => {
   let api: TestApp;
   let worker: TestWorker;
