@@ -122,6 +122,10 @@ export class AppConfig {
   @Matches(DURATION, { message: 'WORKER_SHUTDOWN_TIMEOUT must be a duration such as 20s' })
   WORKER_SHUTDOWN_TIMEOUT = '20s';
 
+  /** How often a worker looks for jobs whose worker died (their lock expired); also the lock's length. */
+  @Matches(DURATION, { message: 'WORKER_STALLED_INTERVAL must be a duration such as 30s' })
+  WORKER_STALLED_INTERVAL = '30s';
+
   // ------------------------------------------------------------- derived, typed views
 
   get isProduction(): boolean {
@@ -156,6 +160,9 @@ export class AppConfig {
   }
   get workerShutdownTimeoutMs(): number {
     return durationMs(this.WORKER_SHUTDOWN_TIMEOUT);
+  }
+  get workerStalledIntervalMs(): number {
+    return durationMs(this.WORKER_STALLED_INTERVAL);
   }
   get publicBaseUrl(): string {
     return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');

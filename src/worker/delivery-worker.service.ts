@@ -6,8 +6,6 @@ import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './deliver
 import { DeliveryProcessor } from './delivery.processor';
 import { closeConnection, createWorkerConnection } from './redis-connections';
 
-/** A job whose lock was lost (its worker died or hung) is taken over after this long. */
-const STALLED_INTERVAL_MS = 30_000;
 /** Taken over this often at most; past that it fails (a job that kills its worker every time). */
 const MAX_STALLED_COUNT = 3;
 
@@ -30,10 +28,11 @@ export class DeliveryWorker {
       connection: this.connection,
       prefix: this.config.REDIS_KEY_PREFIX,
       concurrency: this.config.WORKER_CONCURRENCY,
-      stalledInterval: STALLED_INTERVAL_MS,
+      // a job whose worker died (lock expired) is taken over by the next stalled check
+      stalledInterval: this.config.workerStalledIntervalMs,
       maxStalledCount: MAX_STALLED_COUNT,
-      // a send may take WEBHOOK_TIMEOUT; the lock is renewed every half of this while it runs
-      lockDuration: Math.max(30_000, this.config.webhookTimeoutMs * 2),
+      // renewed every half of this while the job runs; a send may take up to WEBHOOK_TIMEOUT
+      lockDuration: Math.max(this.config.workerStalledIntervalMs, this.config.webhookTimeoutMs * 2),
       removeOnComplete: DELIVERY_JOB_OPTIONS.removeOnComplete as { age: number; count: number },
       removeOnFail: DELIVERY_JOB_OPTIONS.removeOnFail as { age: number; count: number },
     });
