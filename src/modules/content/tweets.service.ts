@@ -6,6 +6,7 @@ import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
 import { listTotal } from './list-total';
+import { ParentItemsService } from './parent-items.service';
 
 export const TWEET_SELECT = {
   id: true,
@@ -26,6 +27,7 @@ export class TweetsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly outbox: OutboxService,
+    private readonly parents: ParentItemsService,
   ) {}
 
   async list(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
@@ -67,10 +69,15 @@ export class TweetsService {
     });
   }
 
-  /** Comments and likes of the tweet go with it (migration trigger), and the tweets total drops by one. */
+  /** Comments and likes of the tweet go with it, and the tweets total drops by one (trigger). */
   async remove(tenant: TenantContext, actor: Actor, id: string): Promise<{ id: string; deleted: true }> {
     return this.prisma.$transaction(async (tx) => {
       const tweet = await this.findEditable(tx, tenant, actor, id);
+      await this.parents.deleteChildren(tx, {
+        communityId: tenant.communityId,
+        parentType: 'tweets',
+        parentId: id,
+      });
       await tx.tweet.delete({ where: { communityId_id: { communityId: tenant.communityId, id } } });
       await this.outbox.record(tx, tenant.communityId, 'tweet.deleted', { tweet });
       return { id, deleted: true as const };
