@@ -19,6 +19,7 @@ import { EmbedModule } from './modules/embed/embed.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { RedisModule } from './redis/redis.module';
+import { WebhooksModule } from './modules/webhooks/webhooks.module';
 
 /** The HTTP API. It never processes delivery jobs: the worker (worker.module.ts) does. */
 @Module({
@@ -38,6 +39,7 @@ import { RedisModule } from './redis/redis.module';
     AdminModule,
     CommunityModule,
     ContentModule,
+    WebhooksModule,
   ],
   providers: [
     ...AccessGuards.map((guard) => ({ provide: APP_GUARD, useClass: guard })),

@@ -1,8 +1,6 @@
-import { once } from 'node:events';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
+import { startReceiver } from '../../../../test/webhooks/receiver';
 import { loadConfig } from '../../../config/app-config';
 import { generateWebhookSecret } from '../secrets/webhook-secrets.service';
 import { createDeliveryAgent } from './delivery-agent';
@@ -10,45 +8,7 @@ import { signV1 } from './sign';
 import { assertSafeTargetUrl, ResolveAll } from './url-safety';
 import { parseRetryAfter, SendInput, WebhookSender } from './webhook-sender.service';
 
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** A local receiver: records every request and every TCP connection it accepts. */
-async function receiver(answer: (req: IncomingMessage, res: ServerResponse) => void) {
-  const received: Received[] = [];
-  let connections = 0;
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      received.push({
-        method: req.method!,
-        url: req.url!,
-        headers: req.headers,
-        body: Buffer.concat(chunks).toString(),
-      });
-      answer(req, res);
-    });
-  });
-  server.on('connection', () => connections++);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    url: `http://127.0.0.1:${port}/hooks`,
-    received,
-    connections: () => connections,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+const receiver = startReceiver;
 
 const fixed =
   (...answers: string[]): ResolveAll =>
@@ -89,8 +49,8 @@ describe('WebhookSender', () => {
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.headers['user-agent']).toMatch(/^community-platform\/\d+\.\d+\.\d+$/);
     expect(req.headers['webhook-id']).toBe('msg_01TEST');
-    expect(String(req.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    const headers = req.headers as Record<string, string>;
+    expect(req.headers['webhook-signature'].split(' ')).toHaveLength(2);
+    const headers = req.headers;
     for (const secret of secrets) {
       expect(new Webhook(secret).verify(req.body, headers)).toEqual(JSON.parse(input(target.url).body));
     }

@@ -1,0 +1,117 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+import { DeliveryStatus } from '../../../generated/prisma/enums';
+import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
+import { toInteger } from '../../../common/pagination/page-query.dto';
+import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
+
+export const MAX_URL_LENGTH = 2048;
+const EVENTS_MESSAGE = `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')} (${TEST_EVENT} is sent only by the test route)`;
+
+export class CommunityParamsDto {
+  @IsUUID()
+  communityId: string;
+}
+
+export class WebhookParamsDto extends CommunityParamsDto {
+  @IsUUID()
+  webhookId: string;
+}
+
+export class CreateWebhookDto extends TenantBodyDto {
+  /** https URL on port 443 whose host resolves only to public addresses */
+  @IsString()
+  @MaxLength(MAX_URL_LENGTH)
+  url: string;
+
+  /** subscribed event names: a non-empty list without repeats, from GET /api/webhooks/event-types */
+  @ApiProperty({ enum: SUBSCRIBABLE_EVENTS, isArray: true })
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
+  @ArrayUnique()
+  @IsIn(SUBSCRIBABLE_EVENTS, { each: true, message: EVENTS_MESSAGE })
+  events: string[];
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+}
+
+export class UpdateWebhookDto extends TenantBodyDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_URL_LENGTH)
+  url?: string;
+
+  @ApiPropertyOptional({ enum: SUBSCRIBABLE_EVENTS, isArray: true })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
+  @ArrayUnique()
+  @IsIn(SUBSCRIBABLE_EVENTS, { each: true, message: EVENTS_MESSAGE })
+  events?: string[];
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  description?: string;
+
+  /** false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and its failure counter cleared) */
+  @IsOptional()
+  @IsBoolean()
+  isActive?: boolean;
+}
+
+/** Delivery-log paging (contract §4): limit 1–100 (default 50), offset from 0 (default 0). */
+export class DeliveryQueryDto {
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit: number = 50;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  offset: number = 0;
+
+  @ApiPropertyOptional({ enum: DeliveryStatus })
+  @IsOptional()
+  @IsIn(Object.values(DeliveryStatus))
+  status?: DeliveryStatus;
+
+  /** community id or slug (tenant resolution, spec §5) */
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  communityId?: string;
+}
+
+/** The list route takes no parameters beyond the tenant's. */
+export class WebhookListQueryDto {
+  @IsOptional()
+  @IsString()
+  @MaxLength(100)
+  communityId?: string;
+}

@@ -1,0 +1,101 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { DeliveryStatus } from '../../../generated/prisma/enums';
+import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalog';
+
+/** A webhook endpoint as every read route shows it: never its secret. */
+export class WebhookDto {
+  id: string;
+  communityId: string;
+  url: string;
+  @ApiProperty({ enum: SUBSCRIBABLE_EVENTS, isArray: true })
+  events: string[];
+  description: string;
+  /** false: deliveries are paused (by the user, or by the platform: see disabledAt) */
+  isActive: boolean;
+  /** set when the platform auto-disabled the endpoint; cleared on re-enable */
+  @ApiProperty({ nullable: true, type: Date })
+  disabledAt: Date | null;
+  /** consecutive failed attempts; reset by a success and by re-enable */
+  consecutiveFailures: number;
+  @ApiProperty({ nullable: true, type: Date })
+  failingSince: Date | null;
+  @ApiProperty({ nullable: true, type: Date })
+  lastSuccessAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class WebhookListDto {
+  @ApiProperty({ type: [WebhookDto] })
+  items: WebhookDto[];
+}
+
+export class CreatedWebhookDto extends WebhookDto {
+  /** the signing secret (whsec_…), shown in this response only */
+  secret: string;
+}
+
+export class RotatedSecretDto {
+  endpointId: string;
+  /** the new primary signing secret, shown in this response only */
+  secret: string;
+  rotatedAt: Date;
+  /** earlier secrets keep signing (and verifying) until this time, then expire */
+  previousSecretsExpireAt: Date;
+}
+
+export class DeletedWebhookDto {
+  id: string;
+  @ApiProperty({ enum: [true] })
+  deleted: true;
+}
+
+export class DeliveryDto {
+  id: string;
+  endpointId: string;
+  /** identical across the retries of one event; also the webhook-id header */
+  messageId: string;
+  eventType: string;
+  /** 1 for the first try, counting up with each retry */
+  attempt: number;
+  @ApiProperty({ enum: DeliveryStatus })
+  status: DeliveryStatus;
+  @ApiProperty({ nullable: true, type: Number })
+  responseStatus: number | null;
+  /** first 4 KiB of the target's answer */
+  @ApiProperty({ nullable: true, type: String })
+  responseBody: string | null;
+  @ApiProperty({ nullable: true, type: Number })
+  durationMs: number | null;
+  @ApiProperty({ nullable: true, type: String })
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  /** when a PENDING retry is due */
+  @ApiProperty({ nullable: true, type: Date })
+  nextAttemptAt: Date | null;
+}
+
+export class DeliveryPageDto {
+  @ApiProperty({ type: [DeliveryDto] })
+  items: DeliveryDto[];
+  limit: number;
+  offset: number;
+  /** attempts matching the filter, counted on the (community, endpoint[, status]) index */
+  total: number;
+  hasMore: boolean;
+}
+
+export class EventTypeDto {
+  name: string;
+  description: string;
+  subscribable: boolean;
+}
+
+export class EventTypesDto {
+  /** the subscribable catalog */
+  @ApiProperty({ type: [EventTypeDto] })
+  items: EventTypeDto[];
+  /** webhook.test: sent only by the test route, not subscribable */
+  testEvent: EventTypeDto;
+}

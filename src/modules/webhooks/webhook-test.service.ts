@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '../../common/errors/app-error';
+import { buildEventBody } from '../events/event-body';
+import { TEST_EVENT } from '../events/event-catalog';
+import { DeliveryLogService, DeliveryView } from './delivery/delivery-log.service';
+import { WebhookSender } from './delivery/webhook-sender.service';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+
+/**
+ * The test route: one synchronous, really signed and really logged `webhook.test` attempt, whatever
+ * the endpoint's events and isActive say. It leaves the endpoint's state (failure streak,
+ * auto-disable) alone: a test is a probe, not a delivery.
+ */
+@Injectable()
+export class WebhookTestService {
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly sender: WebhookSender,
+    private readonly log: DeliveryLogService,
+  ) {}
+
+  async sendTest(communityId: string, endpointId: string): Promise<DeliveryView> {
+    const endpoint = await this.endpoints.get(communityId, endpointId);
+    const event = buildEventBody(TEST_EVENT, communityId, {
+      endpointId,
+      message: 'Test delivery from the community platform',
+    });
+    const attempt = await this.log.start({
+      communityId,
+      endpointId,
+      messageId: event.id,
+      eventType: TEST_EVENT,
+      attempt: 1,
+    });
+    const result = await this.sender.send({
+      communityId,
+      endpointId,
+      url: endpoint.url,
+      messageId: event.id,
+      eventType: TEST_EVENT,
+      body: JSON.stringify(event),
+      timestamp: new Date(event.timestamp),
+    });
+    const view = await this.log.finish(attempt.id, communityId, result);
+    if (!result.ok) {
+      throw new AppError(
+        500,
+        'WEBHOOK_TEST_FAILED',
+        `Test delivery failed: ${result.error ?? 'unknown error'}`,
+        {
+          data: view,
+        },
+      );
+    }
+    return view;
+  }
+}

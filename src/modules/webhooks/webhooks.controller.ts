@@ -1,0 +1,156 @@
+import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
+import { RateLimit } from '../../common/decorators/rate-limit.decorator';
+import { CurrentTenant } from '../../common/decorators/request.decorators';
+import { Errors } from '../../common/errors/app-error';
+import { ApiEndpoint } from '../../common/http/api-docs';
+import type { TenantContext } from '../../common/http/request-context';
+import { DeliveryLogService } from './delivery/delivery-log.service';
+import {
+  CommunityParamsDto,
+  CreateWebhookDto,
+  DeliveryQueryDto,
+  UpdateWebhookDto,
+  WebhookListQueryDto,
+  WebhookParamsDto,
+} from './dto/webhook-requests.dto';
+import {
+  CreatedWebhookDto,
+  DeletedWebhookDto,
+  DeliveryDto,
+  DeliveryPageDto,
+  RotatedSecretDto,
+  WebhookDto,
+  WebhookListDto,
+} from './dto/webhook-responses.dto';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookTestService } from './webhook-test.service';
+
+/**
+ * The community in the path is the one the request acts in. Only a custom-domain Host outranks
+ * it (spec §5); a path naming another community than that host is refused rather than guessed.
+ */
+function communityOf(tenant: TenantContext, params: CommunityParamsDto): string {
+  if (params.communityId !== tenant.communityId) {
+    throw Errors.forbidden('The community in the path is not the community this request resolves to');
+  }
+  return tenant.communityId;
+}
+
+/** Webhook endpoint management (spec §4.3): Bearer JWT only, WEBHOOKS_MANAGE, plan feature `webhooks`. */
+@ApiTags('webhooks')
+@Controller('communities/:communityId/webhooks')
+@RequireFeature('webhooks')
+@RequirePermission('WEBHOOKS_MANAGE')
+export class WebhooksController {
+  constructor(
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly deliveries: DeliveryLogService,
+    private readonly tester: WebhookTestService,
+  ) {}
+
+  @Get()
+  @ApiEndpoint({
+    summary: "List the community's webhook endpoints (never their secrets)",
+    auth: 'jwt',
+    response: WebhookListDto,
+    errors: [403],
+  })
+  list(
+    @Param() params: CommunityParamsDto,
+    @Query() _query: WebhookListQueryDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.endpoints.list(communityOf(tenant, params));
+  }
+
+  @Post()
+  @RateLimit('webhook-create')
+  @ApiEndpoint({
+    summary: 'Create an endpoint; data.secret is the signing secret, shown in this response only',
+    description:
+      'url: https on port 443, no credentials, host resolving only to public addresses. Rate limit: burst 10, then 1 per 10 s per caller and community.',
+    auth: 'jwt',
+    response: CreatedWebhookDto,
+    status: HttpStatus.CREATED,
+    errors: [403, 429],
+  })
+  create(
+    @Param() params: CommunityParamsDto,
+    @Body() dto: CreateWebhookDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.endpoints.create(communityOf(tenant, params), dto);
+  }
+
+  @Patch(':webhookId')
+  @ApiEndpoint({
+    summary: 'Update an endpoint; isActive=true re-enables it (clears disabledAt and the failure counter)',
+    auth: 'jwt',
+    response: WebhookDto,
+    errors: [403, 404],
+  })
+  update(
+    @Param() params: WebhookParamsDto,
+    @Body() dto: UpdateWebhookDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.endpoints.update(communityOf(tenant, params), params.webhookId, dto);
+  }
+
+  @Delete(':webhookId')
+  @ApiEndpoint({
+    summary: 'Delete an endpoint with its secrets and delivery log',
+    auth: 'jwt',
+    response: DeletedWebhookDto,
+    errors: [403, 404],
+  })
+  remove(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
+    return this.endpoints.remove(communityOf(tenant, params), params.webhookId);
+  }
+
+  @Get(':webhookId/deliveries')
+  @ApiEndpoint({
+    summary: 'Delivery log of an endpoint, newest first, every attempt (limit 1–100, default 50; offset)',
+    auth: 'jwt',
+    response: DeliveryPageDto,
+    errors: [403, 404],
+  })
+  async listDeliveries(
+    @Param() params: WebhookParamsDto,
+    @Query() query: DeliveryQueryDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    const communityId = communityOf(tenant, params);
+    await this.endpoints.get(communityId, params.webhookId);
+    return this.deliveries.list(communityId, params.webhookId, query);
+  }
+
+  @Post(':webhookId/rotate-secret')
+  @RateLimit('webhook-rotate-secret')
+  @ApiEndpoint({
+    summary: 'Mint a new primary secret (shown once); earlier secrets stay valid for the overlap window',
+    description: 'Rate limit: burst 5, then 1 per 20 s per caller and community.',
+    auth: 'jwt',
+    response: RotatedSecretDto,
+    errors: [403, 404, 429],
+  })
+  rotateSecret(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
+    return this.endpoints.rotateSecret(communityOf(tenant, params), params.webhookId);
+  }
+
+  @Post(':webhookId/test')
+  @RateLimit('webhook-test')
+  @ApiEndpoint({
+    summary: 'Send one signed webhook.test delivery now (ignores events and isActive) and log it',
+    description:
+      '200 with the attempt when the target answered 2xx; otherwise 500 WEBHOOK_TEST_FAILED whose `data` is the logged attempt. Rate limit: burst 5, then 1 per 20 s.',
+    auth: 'jwt',
+    response: DeliveryDto,
+    errors: [403, 404, 429, 500],
+  })
+  test(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
+    return this.tester.sendTest(communityOf(tenant, params), params.webhookId);
+  }
+}
