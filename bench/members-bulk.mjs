@@ -12,8 +12,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { fetch } from 'undici';
 
 const BENCH_URL = (process.env.BENCH_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const DATABASE_URL =
