@@ -45,7 +45,7 @@ describe('webhook delivery worker', () => {
     options: { isActive?: boolean; disabledAt?: Date } = {},
   ) {
     const path = `/${unique('hook')}`;
-    const endpoint = await createEndpoint(worker.context, communityId, {
+    const endpoint = await createEndpoint(api, communityId, {
       url: receiver.url + path,
       events,
       ...options,

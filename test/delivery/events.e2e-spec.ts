@@ -35,7 +35,7 @@ describe('every subscribable event, raised through its route, reaches a subscrib
   it('delivers community, content, member, customization and embed events, each verifiable', async () => {
     const { community, token } = await memberWithToken(api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
     const path = `/${unique('all-events')}`;
-    const endpoint = await createEndpoint(worker.context, community.id, {
+    const endpoint = await createEndpoint(api, community.id, {
       url: receiver.url + path,
       events: [...SUBSCRIBABLE_EVENTS],
     });

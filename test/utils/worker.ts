@@ -52,12 +52,11 @@ export async function startTestWorker(env: Record<string, string> = DELIVERY_TES
 
 /** A webhook endpoint with a known plaintext secret, written as the create route writes it. */
 export async function createEndpoint(
-  context: INestApplicationContext,
+  { prisma, config }: { prisma: PrismaService; config: AppConfig },
   communityId: string,
   options: { url: string; events: string[]; isActive?: boolean; disabledAt?: Date },
 ): Promise<{ id: string; secret: string }> {
-  const prisma = context.get(PrismaService);
-  const secrets = context.get(WebhookSecretsService);
+  const secrets = new WebhookSecretsService(prisma, config);
   return prisma.$transaction(async (tx) => {
     const endpoint = await tx.webhookEndpoint.create({
       data: {

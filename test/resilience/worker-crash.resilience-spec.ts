@@ -1,0 +1,82 @@
+import { OutboxService } from '../../src/modules/events/outbox.service';
+import { createTestApp, TestApp } from '../utils/app';
+import { createCommunity, unique } from '../utils/factories';
+import { Receiver, startReceiver } from '../utils/webhook-receiver';
+import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
+import { ChildWorker, spawnWorker } from './processes';
+
+jest.setTimeout(120_000);
+
+/** A dead worker's jobs are taken over within seconds instead of the production 30 s. */
+const ENV = { ...DELIVERY_TEST_ENV, WORKER_STALLED_INTERVAL: '2s', WORKER_CONCURRENCY: '20' };
+const EVENTS = 400;
+
+describe('a worker process that dies', () => {
+  let api: TestApp;
+  let receiver: Receiver;
+  const children: ChildWorker[] = [];
+
+  beforeAll(async () => {
+    api = await createTestApp(ENV);
+    receiver = await startReceiver();
+  });
+
+  afterAll(async () => {
+    for (const child of children) if (child.process.exitCode === null) child.process.kill('SIGKILL');
+    await api?.close();
+    await receiver?.close();
+  });
+
+  it('killed with SIGKILL mid-burst and started again, still delivers every event at least once', async () => {
+    const community = await createCommunity(api.app);
+    const path = `/${unique('crash')}`;
+    const endpoint = await createEndpoint(api, community.id, {
+      url: receiver.url + path,
+      events: ['tweet.created'],
+    });
+    // a receiver that takes a little while, so the burst is still in flight when the worker dies
+    receiver.respond(path, () => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 25)));
+    const events = await api.prisma.$transaction((tx) =>
+      Promise.all(
+        Array.from({ length: EVENTS }, (_, n) =>
+          api.app.get(OutboxService).record(tx, community.id, 'tweet.created', { n }),
+        ),
+      ),
+    );
+
+    const first = spawnWorker(ENV);
+    children.push(first);
+    await waitFor('the burst to be under way', () => receiver.at(path).length >= 50, 30_000);
+    first.process.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    const deliveredBeforeKill = new Set(receiver.at(path).map((r) => r.headers['webhook-id'])).size;
+    expect(deliveredBeforeKill).toBeLessThan(EVENTS);
+
+    const second = spawnWorker(ENV);
+    children.push(second);
+    const expected = new Set(events.map((e) => e.id));
+    await waitFor(
+      'every event to arrive after the restart',
+      () => expected.size === new Set(receiver.at(path).map((r) => r.headers['webhook-id'])).size,
+      60_000,
+      100,
+    );
+    const received = new Set(receiver.at(path).map((r) => String(r.headers['webhook-id'])));
+    expect([...expected].every((id) => received.has(id))).toBe(true);
+    const succeeded = await waitFor('every event to be logged as SUCCESS', async () => {
+      const rows = await api.prisma.webhookDelivery.findMany({
+        where: { endpointId: endpoint.id, status: 'SUCCESS' },
+        select: { messageId: true },
+        distinct: ['messageId'],
+      });
+      return rows.length === EVENTS && rows;
+    });
+    expect(succeeded).toHaveLength(EVENTS);
+    expect(
+      await api.prisma.outboxEvent.count({ where: { communityId: community.id, relayedAt: null } }),
+    ).toBe(0);
+
+    second.process.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+});
