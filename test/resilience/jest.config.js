@@ -1,5 +1,6 @@
 // Resilience scenarios: a real worker process killed with SIGKILL, a Redis server of the test's own
 // stopped and restarted. They need the worker compiled (run.sh does it) and run one at a time.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const base = require('../../jest.config.js');
 const e2e = base.projects.find((p) => p.displayName === 'e2e');
 
