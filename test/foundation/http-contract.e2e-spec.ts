@@ -2,6 +2,9 @@ import { createTestApp, TestApp } from '../utils/app';
 import { addMember, createApiKey, createCommunity, createUser, login } from '../utils/factories';
 import { call } from '../utils/http';
 
+// argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
+jest.setTimeout(30_000);
+
 const ONE_MIB = 1024 * 1024;
 
 describe('HTTP contract of the foundation (contract §1, spec §7, §9)', () => {

@@ -2,6 +2,9 @@ import { createTestApp, TestApp } from '../utils/app';
 import { addMember, createApiKey, createCommunity, createUser, login, unique } from '../utils/factories';
 import { call } from '../utils/http';
 
+// argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
+jest.setTimeout(30_000);
+
 describe('service routes: API keys and communities (contract §2, §6)', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -1,0 +1,25 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '../config/config.module';
+import { AdminModule } from '../modules/admin/admin.module';
+import { AuthModule } from '../modules/auth/auth.module';
+import { EventsModule } from '../modules/events/events.module';
+import { MembershipsModule } from '../modules/members/memberships.module';
+import { TenancyModule } from '../modules/tenancy/tenancy.module';
+import { PrismaModule } from '../prisma/prisma.module';
+
+/**
+ * What the CLI and the seed need: the same configuration and services as the API (users,
+ * communities, memberships, API keys), without HTTP, Redis or logging.
+ */
+@Module({
+  imports: [
+    ConfigModule,
+    PrismaModule,
+    EventsModule,
+    TenancyModule,
+    AuthModule,
+    MembershipsModule,
+    AdminModule,
+  ],
+})
+export class CliModule {}

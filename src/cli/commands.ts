@@ -1,0 +1,173 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { isEmail } from 'class-validator';
+import { AppError } from '../common/errors/app-error';
+import { toErrorResponse } from '../common/errors/error-response';
+import { Plan, Role } from '../generated/prisma/enums';
+import { ApiKeysService } from '../modules/admin/api-keys.service';
+import { CommunitiesService } from '../modules/admin/communities.service';
+import { SLUG_PATTERN } from '../modules/admin/dto/create-community.dto';
+import { UsersService } from '../modules/auth/users.service';
+import { MembershipsService } from '../modules/members/memberships.service';
+import { TenancyService } from '../modules/tenancy/tenancy.service';
+import { PrismaService } from '../prisma/prisma.service';
+import { CliError } from './cli-context';
+
+export const MIN_PASSWORD_LENGTH = 8;
+
+type Options = Record<string, string | boolean | undefined>;
+
+export interface CommandSpec {
+  usage: string;
+  options: Record<string, { type: 'string' | 'boolean' }>;
+  run: (app: INestApplicationContext, options: Options) => Promise<string[]>;
+}
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new CliError(`--${name} is required`);
+  return value.trim();
+}
+
+function optional(options: Options, name: string): string | undefined {
+  const value = options[name];
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+function email(options: Options): string {
+  const value = required(options, 'email');
+  if (!isEmail(value)) throw new CliError(`--email: '${value}' is not an e-mail address`);
+  return value.toLowerCase();
+}
+
+function oneOf<T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
+  if (value === undefined) return undefined;
+  const upper = value.toUpperCase() as T;
+  if (!allowed.includes(upper)) throw new CliError(`--${name} must be one of ${allowed.join(', ')}`);
+  return upper;
+}
+
+async function communityOf(app: INestApplicationContext, ref: string) {
+  const community = await app.get(TenancyService).findCommunity(ref);
+  if (!community) throw new CliError(`No community with id or slug '${ref}'`);
+  return community;
+}
+
+/** Service errors (409 slug taken, unique e-mail) become one-line CLI errors. */
+async function asCliErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    const { status, body } = toErrorResponse(err);
+    if (err instanceof AppError || status < 500) throw new CliError(body.error);
+    throw err;
+  }
+}
+
+export const COMMANDS: Record<string, CommandSpec> = {
+  'user:create': {
+    usage: 'user:create --email E --password P [--name N] [--platform-admin]',
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+      'platform-admin': { type: 'boolean' },
+    },
+    async run(app, options) {
+      const address = email(options);
+      const password = required(options, 'password');
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        throw new CliError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+      }
+      const user = await asCliErrors(async () => {
+        const existing = await app.get(PrismaService).user.findUnique({ where: { email: address } });
+        if (existing) throw new CliError(`A user with the e-mail ${address} already exists`);
+        return app.get(UsersService).create({
+          email: address,
+          password,
+          name: optional(options, 'name'),
+          isPlatformAdmin: options['platform-admin'] === true,
+        });
+      });
+      return [`Created user ${user.email} (id ${user.id})${user.isPlatformAdmin ? ', platform admin' : ''}`];
+    },
+  },
+
+  'community:create': {
+    usage: 'community:create --name N --slug S --owner E [--plan FREE|PRO|ENTERPRISE]',
+    options: {
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      owner: { type: 'string' },
+      plan: { type: 'string' },
+    },
+    async run(app, options) {
+      const name = required(options, 'name');
+      if (name.length > 100) throw new CliError('--name must be at most 100 characters');
+      const slug = required(options, 'slug').toLowerCase();
+      if (!SLUG_PATTERN.test(slug))
+        throw new CliError('--slug must be 3-63 of a-z, 0-9 and - (not at either end)');
+      const ownerEmail = required(options, 'owner').toLowerCase();
+      const plan = oneOf('plan', optional(options, 'plan'), Object.values(Plan));
+      const owner = await app.get(PrismaService).user.findUnique({ where: { email: ownerEmail } });
+      if (!owner)
+        throw new CliError(`No user with the e-mail ${ownerEmail}: create it first with user:create`);
+      const community = await asCliErrors(() =>
+        app.get(CommunitiesService).create({ name, slug, plan, ownerEmail }),
+      );
+      return [
+        `Created community ${community.slug} (id ${community.id}, plan ${community.plan}); ${ownerEmail} is its OWNER`,
+      ];
+    },
+  },
+
+  'apikey:create': {
+    usage: 'apikey:create --community S [--name N]   (S: slug or id; the key is printed once)',
+    options: { community: { type: 'string' }, name: { type: 'string' } },
+    async run(app, options) {
+      const community = await communityOf(app, required(options, 'community'));
+      const name = optional(options, 'name') ?? 'cli';
+      if (name.length > 100) throw new CliError('--name must be at most 100 characters');
+      // A key acts as the member who created it: from the CLI, that is the community's first OWNER.
+      const owner = await app.get(PrismaService).membership.findFirst({
+        where: { communityId: community.id, role: 'OWNER' },
+        orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }],
+        select: { user: { select: { id: true, email: true } } },
+      });
+      if (!owner) throw new CliError(`Community ${community.slug} has no OWNER to act as`);
+      const key = await app.get(ApiKeysService).create(community.id, owner.user.id, name);
+      return [
+        `Created API key '${key.name}' (id ${key.id}) for ${community.slug}, acting as ${owner.user.email}.`,
+        'Store it now: it is shown only once. Send it as the X-Api-Key header.',
+        key.key,
+      ];
+    },
+  },
+
+  'member:add': {
+    usage: 'member:add --community S --email E [--role OWNER|ADMIN|MODERATOR|MEMBER]',
+    options: {
+      community: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      name: { type: 'string' },
+    },
+    async run(app, options) {
+      const community = await communityOf(app, required(options, 'community'));
+      const address = email(options);
+      const role = oneOf('role', optional(options, 'role'), Object.values(Role));
+      const { member, created } = await asCliErrors(() =>
+        app
+          .get(MembershipsService)
+          .addMember(community.id, { email: address, role, name: optional(options, 'name') }),
+      );
+      return [
+        `${created ? 'Added' : 'Updated'} ${member.email} in ${community.slug} as ${member.role} (membership ${member.id})`,
+      ];
+    },
+  },
+};
