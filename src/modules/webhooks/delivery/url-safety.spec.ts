@@ -107,6 +107,19 @@ describe('assertSafeTargetUrl accepts public https targets on 443', () => {
   });
 });
 
+describe('a resolver that never answers', () => {
+  it('is refused as not resolving once lookupTimeoutMs has passed', async () => {
+    const silent: ResolveAll = () => new Promise(() => undefined);
+    await expect(
+      assertSafeTargetUrl('https://slow.example/', {
+        allowInsecure: false,
+        lookup: silent,
+        lookupTimeoutMs: 50,
+      }),
+    ).rejects.toThrow(/does not resolve/);
+  });
+});
+
 describe('WEBHOOK_ALLOW_INSECURE_TARGETS', () => {
   const insecure = { allowInsecure: true, lookup: resolver({}) };
 

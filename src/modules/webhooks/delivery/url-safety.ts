@@ -14,6 +14,8 @@ export interface TargetUrlOptions {
   /** WEBHOOK_ALLOW_INSECURE_TARGETS: lifts the scheme, port and address rules (development and tests only) */
   allowInsecure: boolean;
   lookup: ResolveAll;
+  /** a resolver that does not answer in time counts as "does not resolve" (default 5 s) */
+  lookupTimeoutMs?: number;
 }
 
 /** A target URL the platform refuses to deliver to; the message says why, in words a user can act on. */
@@ -117,10 +119,16 @@ export async function assertSafeTargetUrl(raw: string, options: TargetUrlOptions
   const url = checkTargetUrlShape(raw, options.allowInsecure);
   if (options.allowInsecure || ipLiteralOf(url) !== null) return url;
   let addresses: ResolvedAddress[];
+  let timer: NodeJS.Timeout | undefined;
   try {
-    addresses = await options.lookup(url.hostname);
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('DNS timeout')), options.lookupTimeoutMs ?? 5000);
+    });
+    addresses = await Promise.race([options.lookup(url.hostname), timeout]);
   } catch {
     addresses = [];
+  } finally {
+    clearTimeout(timer);
   }
   if (addresses.length === 0) throw new UnsafeTargetError(`url host ${url.hostname} does not resolve`);
   const blocked = addresses.find((a) => isBlockedAddress(a.address));
