@@ -56,14 +56,15 @@ export class MembershipsService {
   ): Promise<{ member: MemberView; created: boolean }> {
     const run = async (db: Tx) => {
       const email = input.email.trim().toLowerCase();
+      const before = await db.user.findUnique({
+        where: { email },
+        select: { id: true, name: true, memberships: { where: { communityId }, select: { role: true } } },
+      });
+      const previousRole = before?.memberships[0]?.role;
       const user = await db.user.upsert({
         where: { email },
         create: { email, name: input.name ?? '' },
         update: input.name !== undefined ? { name: input.name } : {},
-        select: { id: true },
-      });
-      const existing = await db.membership.findUnique({
-        where: { communityId_userId: { communityId, userId: user.id } },
         select: { id: true },
       });
       const row = await db.membership.upsert({
@@ -73,8 +74,12 @@ export class MembershipsService {
         select: MEMBER_SELECT,
       });
       const member = toMemberView(row);
-      await this.outbox.record(db, communityId, existing ? 'member.updated' : 'member.joined', { member });
-      return { member, created: !existing };
+      const created = previousRole === undefined;
+      // An event only for a real change: re-adding a member with the same name and role is a no-op.
+      const changed = !created && (member.role !== previousRole || member.name !== before?.name);
+      if (created) await this.outbox.record(db, communityId, 'member.joined', { member });
+      else if (changed) await this.outbox.record(db, communityId, 'member.updated', { member, previousRole });
+      return { member, created };
     };
     return tx ? run(tx) : this.prisma.$transaction(run);
   }
