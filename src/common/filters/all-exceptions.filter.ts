@@ -27,7 +27,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
         : Errors.unauthorized();
     }
     const response = toErrorResponse(error);
-    if (response.status >= 500) {
+    if (response.status >= 500 && !(error instanceof AppError)) {
+      // Deliberate 5xx answers (WEBHOOK_TEST_FAILED) are outcomes, not faults: only the unexpected is logged.
       this.logger.error({ err: exception }, 'Unhandled error');
     }
     if (reply.sent) return;
