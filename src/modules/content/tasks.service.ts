@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor } from '../../common/http/request-context';
-import { Page, toPage } from '../../common/pagination/page-query.dto';
+import type { Page } from '../../common/pagination/page-query.dto';
+import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import type { CreateTaskDto, TaskDto } from './dto/task.dto';
-import { listTotal } from './list-total';
+import { newestFirstPage } from './newest-first-page';
 
 const TASK_SELECT = {
   id: true,
@@ -20,23 +21,20 @@ const TASK_SELECT = {
   updatedAt: true,
 } as const;
 
+const TASK_LIST = {
+  table: 'tasks',
+  columns: Prisma.sql`id, community_id AS "communityId", title, description, status::text AS status,
+    due_at AS "dueAt", created_by_id AS "createdById", like_count AS "likeCount",
+    comment_count AS "commentCount", created_at AS "createdAt", updated_at AS "updatedAt"`,
+} as const;
+
 @Injectable()
 export class TasksService {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Newest first, ties broken by id. */
-  async list(communityId: string, page: { page: number; limit: number }): Promise<Page<TaskDto>> {
-    const [items, total] = await Promise.all([
-      this.prisma.task.findMany({
-        where: { communityId },
-        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-        skip: (page.page - 1) * page.limit,
-        take: page.limit,
-        select: TASK_SELECT,
-      }),
-      listTotal(this.prisma, communityId, 'tasks'),
-    ]);
-    return toPage(items, page, total);
+  list(communityId: string, page: { page: number; limit: number }): Promise<Page<TaskDto>> {
+    return newestFirstPage<TaskDto>(this.prisma, TASK_LIST, communityId, page);
   }
 
   async get(communityId: string, id: string): Promise<TaskDto> {

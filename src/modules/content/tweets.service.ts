@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, TenantContext } from '../../common/http/request-context';
-import { Page, toPage } from '../../common/pagination/page-query.dto';
+import type { Page } from '../../common/pagination/page-query.dto';
+import { Prisma } from '../../generated/prisma/client';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
-import { listTotal } from './list-total';
+import { newestFirstPage } from './newest-first-page';
 import { ParentItemsService } from './parent-items.service';
 
 export const TWEET_SELECT = {
@@ -19,8 +20,11 @@ export const TWEET_SELECT = {
   updatedAt: true,
 } as const;
 
-/** Newest first; the id breaks ties so pages never overlap or skip (contract §4). */
-const NEWEST_FIRST = [{ createdAt: 'desc' }, { id: 'desc' }] as const;
+const TWEET_LIST = {
+  table: 'tweets',
+  columns: Prisma.sql`id, community_id AS "communityId", author_id AS "authorId", content,
+    like_count AS "likeCount", comment_count AS "commentCount", created_at AS "createdAt", updated_at AS "updatedAt"`,
+} as const;
 
 @Injectable()
 export class TweetsService {
@@ -30,18 +34,9 @@ export class TweetsService {
     private readonly parents: ParentItemsService,
   ) {}
 
-  async list(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
-    const [items, total] = await Promise.all([
-      this.prisma.tweet.findMany({
-        where: { communityId },
-        orderBy: [...NEWEST_FIRST],
-        skip: (page.page - 1) * page.limit,
-        take: page.limit,
-        select: TWEET_SELECT,
-      }),
-      listTotal(this.prisma, communityId, 'tweets'),
-    ]);
-    return toPage(items, page, total);
+  /** Newest first; the id breaks ties so pages never overlap or skip (contract §4). */
+  list(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
+    return newestFirstPage<TweetDto>(this.prisma, TWEET_LIST, communityId, page);
   }
 
   async create(tenant: TenantContext, actor: Actor, content: string): Promise<TweetDto> {

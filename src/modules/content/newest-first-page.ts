@@ -1,0 +1,45 @@
+import { Prisma } from '../../generated/prisma/client';
+import { Page, toPage } from '../../common/pagination/page-query.dto';
+import type { PrismaService } from '../../prisma/prisma.service';
+
+/** A newest-first list: its table and the columns it answers. */
+export interface NewestFirstList {
+  /** also the `community_counters` scope that holds the table's per-community total */
+  table: 'tweets' | 'tasks';
+  /** select list aliasing snake_case columns to the camelCase keys of the response */
+  columns: Prisma.Sql;
+}
+
+/**
+ * One page of a community's rows, newest first with ties broken by id, read from the
+ * (community_id, created_at DESC, id DESC) index, and its exact total, in ONE statement.
+ *
+ * `total` is the counter row the migration's statement-level triggers keep exact in the same
+ * transaction as every insert and delete: a primary-key lookup, never a count(*) over the
+ * community's rows (about 6 ms of database CPU per request at 100,000 rows). The LEFT JOIN keeps
+ * the total when the page is past the end; no counter row means nothing was ever inserted.
+ * One statement instead of two halves the round trips and the ORM work of the hottest read.
+ */
+export async function newestFirstPage<T extends { id: string }>(
+  db: PrismaService,
+  list: NewestFirstList,
+  communityId: string,
+  page: { page: number; limit: number },
+): Promise<Page<T>> {
+  const table = Prisma.raw(list.table);
+  const rows = await db.$queryRaw<(T & { total: bigint | null; id: string | null })[]>`
+    SELECT counter.total, item.*
+      FROM (SELECT (SELECT value FROM community_counters
+                     WHERE community_id = ${communityId}::uuid AND scope = ${list.table}) AS total) AS counter
+      LEFT JOIN LATERAL (
+        SELECT ${list.columns} FROM ${table}
+         WHERE community_id = ${communityId}::uuid
+         ORDER BY created_at DESC, id DESC
+         LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}
+      ) AS item ON true`;
+  const total = Number(rows[0]?.total ?? 0);
+  const items = rows
+    .filter((row) => row.id !== null)
+    .map(({ total: _total, ...item }) => item as unknown as T);
+  return toPage(items, page, total);
+}
