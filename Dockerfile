@@ -1,0 +1,35 @@
+# syntax=docker/dockerfile:1
+# Two stages: `build` compiles (the Prisma client is generated into src/generated and compiled into
+# dist/ with the rest), `runtime` holds production dependencies and dist/ only, and runs as `node`.
+#   docker build -t community-platform .
+#   docker run IMAGE                       -> the API (PORT, default 3000)
+#   docker run IMAGE node dist/worker.js   -> the webhook delivery worker
+#   docker run IMAGE node node_modules/prisma/build/index.js migrate deploy
+#   docker run IMAGE node dist/cli/main.js user:create --email ... (or dist/cli/seed.js)
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# The schema and Prisma config come first: `npm install` runs `prisma generate` (postinstall).
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+RUN npm install --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: the generated client is already compiled into dist/, and argon2 ships prebuilt binaries.
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+# prisma/ and prisma.config.ts are what `migrate deploy` needs (migrations and the offline schema-engine shim).
+COPY prisma.config.ts ./
+COPY prisma ./prisma
+COPY --from=build /app/dist ./dist
+RUN chown -R node:node /app
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/main.js"]
