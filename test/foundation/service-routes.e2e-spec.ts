@@ -157,7 +157,8 @@ describe('service routes: API keys and communities (contract §2, §6)', () => {
     it('refuses a key in the query string with 400 and never echoes it', async () => {
       const { community, user } = await ownerOfNewCommunity();
       const { key } = await createApiKey(t.app, community.id, user.id);
-      for (const query of [{ apiKey: key }, { api_key: 'anything' }, { token: key }]) {
+      const queries: Record<string, string>[] = [{ apiKey: key }, { api_key: 'anything' }, { token: key }];
+      for (const query of queries) {
         const res = await call(t.app, 'GET', '/api/admin/sdk/me', { query });
         expect(res.status).toBe(400);
         expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
