@@ -6,12 +6,13 @@ import { PrismaService } from '../prisma/prisma.service';
 import type { DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
 import { EndpointHealth } from './endpoint-health.service';
+import { claimAttempt } from './attempt-claim';
 import { nextRetry } from './retry-policy';
 
 /**
- * One delivery attempt: check the endpoint still wants deliveries, log the attempt as PENDING,
- * send it signed, record the outcome, update the failure counter, and schedule the next attempt
- * (a new delayed job plus its PENDING row) when it failed. A target's failure never throws; only
+ * One delivery attempt: check the endpoint still wants deliveries and log the attempt as PENDING
+ * (one statement: claimAttempt), send it signed, record the outcome, update the failure counter,
+ * and schedule the next attempt (a new delayed job plus its PENDING row) when it failed. A target's failure never throws; only
  * an infrastructure error does (BullMQ then re-runs the job: at-least-once).
  */
 @Injectable()
@@ -31,19 +32,15 @@ export class DeliveryProcessor {
 
   async process(job: DeliveryJobData): Promise<void> {
     const { communityId, endpointId, messageId, eventType, attempt } = job;
-    const endpoint = await this.prisma.webhookEndpoint.findUnique({
-      where: { communityId_id: { communityId, id: endpointId } },
-      select: { url: true, isActive: true, disabledAt: true },
-    });
-    if (!endpoint || !endpoint.isActive || endpoint.disabledAt) {
+    const { endpoint, deliveryId } = await claimAttempt(this.prisma, job);
+    if (!endpoint || !deliveryId) {
       // a deleted endpoint took its log with it; a paused or disabled one gets nothing more
-      const state = !endpoint ? 'deleted' : endpoint.disabledAt ? 'disabled' : 'paused';
+      const state = !endpoint ? 'deleted' : endpoint.disabled_at ? 'disabled' : 'paused';
       if (endpoint)
         await this.health.cancelAttempt(communityId, endpointId, messageId, attempt, `endpoint ${state}`);
       return;
     }
 
-    const { id } = await this.log.start({ communityId, endpointId, messageId, eventType, attempt });
     const result = await this.sender.send({
       communityId,
       endpointId,
@@ -52,9 +49,13 @@ export class DeliveryProcessor {
       eventType,
       body: JSON.stringify(job.payload),
     });
-    await this.log.finish(id, communityId, result);
+    await this.log.finish(deliveryId, communityId, result);
 
-    if (result.ok) return this.health.recordSuccess(communityId, endpointId);
+    if (result.ok) {
+      if (this.health.successNeedsRecording(endpoint))
+        await this.health.recordSuccess(communityId, endpointId);
+      return;
+    }
     const autoDisabled = await this.health.recordFailure(communityId, endpointId);
     if (result.gone) return this.health.disableGone(communityId, endpointId);
     if (autoDisabled) return;

@@ -2,6 +2,19 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { PrismaService } from '../prisma/prisma.service';
 
+/** The endpoint row as a delivery attempt reads it before sending. */
+export interface EndpointState {
+  url: string;
+  is_active: boolean;
+  disabled_at: Date | null;
+  consecutive_failures: number;
+  failing_since: Date | null;
+  last_success_at: Date | null;
+}
+
+/** last_success_at is kept to this precision, so a busy healthy endpoint is not written on every delivery. */
+const LAST_SUCCESS_PRECISION_MS = 1_000;
+
 /**
  * The failure counter and auto-disable of contract §5, as atomic SQL on the endpoint row (many
  * attempts of one endpoint finish concurrently, so read-modify-write would lose counts).
@@ -16,16 +29,27 @@ export class EndpointHealth {
   ) {}
 
   /**
-   * Resets the counter. last_success_at is refreshed at most once a second, so that a busy healthy
-   * endpoint does not turn every delivery into a write on (and a lock of) its endpoint row.
+   * Whether a success changes anything, judged from the row read before the send: the common case
+   * (a healthy endpoint, recently successful) skips the write and the row lock altogether. A failure
+   * recorded concurrently after that read is reset by the next success that sees it.
    */
+  successNeedsRecording(before: EndpointState, now = Date.now()): boolean {
+    return (
+      before.consecutive_failures !== 0 ||
+      before.failing_since !== null ||
+      before.last_success_at === null ||
+      now - before.last_success_at.getTime() >= LAST_SUCCESS_PRECISION_MS
+    );
+  }
+
+  /** Resets the counter and notes the success (atomic; a no-op when another success just did). */
   async recordSuccess(communityId: string, endpointId: string): Promise<void> {
     await this.prisma.$executeRaw`
       UPDATE webhook_endpoints
       SET consecutive_failures = 0, failing_since = NULL, last_success_at = now()
       WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
         AND (consecutive_failures <> 0 OR failing_since IS NOT NULL
-             OR last_success_at IS NULL OR last_success_at < now() - interval '1 second')`;
+             OR last_success_at IS NULL OR last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')`;
   }
 
   /**

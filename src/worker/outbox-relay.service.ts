@@ -70,7 +70,7 @@ export class OutboxRelay {
     let errorDelay = FIRST_IDLE_DELAY_MS * 20;
     while (this.running) {
       try {
-        const relayed = await this.relayBatch();
+        const relayed = (await this.hasUnrelayed()) ? await this.relayBatch() : 0;
         errorDelay = FIRST_IDLE_DELAY_MS * 20;
         if (relayed > 0) {
           idleDelay = FIRST_IDLE_DELAY_MS;
@@ -84,6 +84,13 @@ export class OutboxRelay {
         errorDelay = Math.min(errorDelay * 2, MAX_ERROR_DELAY_MS);
       }
     }
+  }
+
+  /** A one-round-trip look at the partial index, so an idle poll opens no transaction. */
+  private async hasUnrelayed(): Promise<boolean> {
+    const [row] = await this.prisma.$queryRaw<{ pending: boolean }[]>`
+      SELECT EXISTS (SELECT 1 FROM outbox_events WHERE relayed_at IS NULL) AS pending`;
+    return row.pending;
   }
 
   /** Relays one batch; returns how many outbox rows it marked relayed. */

@@ -1,0 +1,62 @@
+// Benchmark (c): one event fanned out to 1,000 endpoints of one community (each with its own
+// secret) by one worker process: time from the event's commit to the last delivery received and
+// to the last attempt recorded. Setup: see bench/delivery-harness.mjs.
+//
+//   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (1000)
+import {
+  benchEnvironment,
+  countSucceeded,
+  insertEvents,
+  seedEndpoints,
+  startReceiver,
+  startWorker,
+  until,
+} from './delivery-harness.mjs';
+
+const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 1_000);
+
+const env = await benchEnvironment();
+const receiver = await startReceiver();
+let worker;
+try {
+  const { communityId } = await seedEndpoints(env.db, ENDPOINTS, receiver.url);
+  worker = await startWorker({ DATABASE_URL: env.databaseUrl, REDIS_KEY_PREFIX: env.prefix });
+  // warm-up on the same endpoints, so connections and plans exist as in steady operation
+  await insertEvents(env.db, communityId, 1);
+  await until('the warm-up fan-out', async () => (await countSucceeded(env.db)) >= ENDPOINTS, 120_000);
+
+  const before = receiver.requests();
+  const started = performance.now();
+  await insertEvents(env.db, communityId, 1);
+  let lastReceiptMs = 0;
+  await until(
+    'the last receipt',
+    () => {
+      if (receiver.requests() - before >= ENDPOINTS) lastReceiptMs = performance.now() - started;
+      return lastReceiptMs > 0;
+    },
+    120_000,
+    2,
+  );
+  await until(
+    'the last attempt recorded',
+    async () => (await countSucceeded(env.db)) >= 2 * ENDPOINTS,
+    120_000,
+    10,
+  );
+  const lastRecordedMs = performance.now() - started;
+  console.log(
+    JSON.stringify({
+      benchmark: 'delivery-fanout',
+      endpoints: ENDPOINTS,
+      lastReceiptMs: Math.round(lastReceiptMs),
+      lastAttemptRecordedMs: Math.round(lastRecordedMs),
+      workerPeakRssMiB: worker.peakRssMiB(),
+      loadAverage: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(1))),
+    }),
+  );
+} finally {
+  await worker?.stop();
+  await receiver.close();
+  await env.drop();
+}

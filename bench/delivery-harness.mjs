@@ -1,0 +1,227 @@
+// Shared pieces of the delivery benchmarks (bench/delivery-*.mjs): a throw-away database, a seeded
+// community with signed endpoints, a local receiver, and the real worker run as a child process
+// from a compiled build outside dist/:
+//
+//   npx tsc -p tsconfig.build.json --outDir /tmp/bench-dist-worker --tsBuildInfoFile /tmp/bench-dist-worker/.tsbuildinfo
+//   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-throughput.mjs
+//
+// Env: WORKER_DIST (default /tmp/bench-dist-worker), BENCH_ADMIN_URL (default
+// postgresql://postgres@127.0.0.1:5432/postgres), REDIS_URL (default redis://127.0.0.1:6379). The
+// worker runs with its production defaults (WORKER_CONCURRENCY 50, DATABASE_POOL_SIZE 10,
+// OUTBOX_POLL_INTERVAL 1s) except WEBHOOK_ALLOW_INSECURE_TARGETS=true for the local receiver.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const require = createRequire(import.meta.url);
+const { monotonicFactory } = require('ulid');
+const Redis = require('ioredis');
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const WORKER_DIST = process.env.WORKER_DIST ?? '/tmp/bench-dist-worker';
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const nextUlid = monotonicFactory();
+/** The run's own WEBHOOK_SECRET_ENCRYPTION_KEY: the seed encrypts with it and the worker decrypts. */
+const ENCRYPTION_KEY = randomBytes(32).toString('base64');
+
+function compiled(path) {
+  const file = join(WORKER_DIST, path);
+  if (!existsSync(file))
+    throw new Error(`${file} is missing: compile first (see bench/delivery-harness.mjs)`);
+  return require(file);
+}
+
+/** A fresh, migrated database and Redis prefix for one benchmark run; `drop()` removes both. */
+export async function benchEnvironment() {
+  const runId = `${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const name = `cp_bench_delivery_${runId}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  execFileSync(process.execPath, [resolve(ROOT, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const db = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const prefix = `cp_bench_${runId}`;
+  return {
+    db,
+    databaseUrl,
+    prefix,
+    drop: async () => {
+      await db.end();
+      const a = new pg.Client({ connectionString: ADMIN_URL });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await a.end();
+      const redis = new Redis(REDIS_URL);
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        if (keys.length > 0) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+      await redis.quit();
+    },
+  };
+}
+
+/** A community with `count` endpoints subscribed to tweet.created, each with one encrypted secret. */
+export async function seedEndpoints(db, count, targetUrl) {
+  const { SecretCipher } = compiled('modules/webhooks/secrets/secret-cipher.js');
+  const cipher = new SecretCipher(Buffer.from(ENCRYPTION_KEY, 'base64'));
+  const communityId = randomUUID();
+  await db.query(
+    `INSERT INTO communities (id, slug, name, plan, updated_at) VALUES ($1, $2, 'Bench', 'PRO', now())`,
+    [communityId, `bench-${communityId.slice(0, 8)}`],
+  );
+  const endpointIds = Array.from({ length: count }, () => randomUUID());
+  await db.query(
+    `INSERT INTO webhook_endpoints (id, community_id, url, events, updated_at)
+     SELECT unnest($1::uuid[]), $2, $3, ARRAY['tweet.created'], now()`,
+    [endpointIds, communityId, targetUrl],
+  );
+  const sealed = endpointIds.map(() => cipher.encrypt(`whsec_${randomBytes(32).toString('base64')}`));
+  await db.query(
+    `INSERT INTO webhook_secrets (id, community_id, endpoint_id, key_id, iv, ciphertext, auth_tag)
+     SELECT gen_random_uuid(), $1, unnest($2::uuid[]), $3, unnest($4::bytea[]), unnest($5::bytea[]), unnest($6::bytea[])`,
+    [
+      communityId,
+      endpointIds,
+      cipher.keyId,
+      sealed.map((s) => Buffer.from(s.iv)),
+      sealed.map((s) => Buffer.from(s.ciphertext)),
+      sealed.map((s) => Buffer.from(s.authTag)),
+    ],
+  );
+  return { communityId, endpointIds };
+}
+
+/** Writes `count` tweet.created events (about 500-byte bodies) in one transaction; returns their ids. */
+export async function insertEvents(db, communityId, count) {
+  const ids = [];
+  const payloads = [];
+  for (let n = 0; n < count; n++) {
+    const id = `msg_${nextUlid()}`;
+    ids.push(id);
+    payloads.push(
+      JSON.stringify({
+        id,
+        type: 'tweet.created',
+        timestamp: new Date().toISOString(),
+        communityId,
+        data: {
+          tweet: {
+            id: randomUUID(),
+            communityId,
+            authorId: randomUUID(),
+            content: 'x'.repeat(280),
+            likeCount: 0,
+          },
+        },
+      }),
+    );
+  }
+  await db.query(
+    `INSERT INTO outbox_events (community_id, message_id, event_type, payload)
+     SELECT $1, unnest($2::text[]), 'tweet.created', unnest($3::jsonb[])`,
+    [communityId, ids, payloads],
+  );
+  return ids;
+}
+
+/** A local target answering 200 and noting when each webhook-id first arrived. */
+export async function startReceiver() {
+  const firstSeen = new Map();
+  let requests = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      requests += 1;
+      const id = req.headers['webhook-id'];
+      if (!firstSeen.has(id)) firstSeen.set(id, performance.timeOrigin + performance.now());
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    firstSeen,
+    requests: () => requests,
+    close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+  };
+}
+
+/** `node <build>/worker.js` (what `npm run start:worker` runs) against the bench database. */
+export async function startWorker(env) {
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
+  const child = spawn(process.execPath, [...nodeArgs, join(WORKER_DIST, 'worker.js')], {
+    env: {
+      ...process.env,
+      NODE_PATH: join(ROOT, 'node_modules'),
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
+      WEBHOOK_SECRET_ENCRYPTION_KEY: ENCRYPTION_KEY,
+      REDIS_URL,
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise((r) => child.on('exit', r));
+  // let it connect and start its relay before the clock starts
+  await new Promise((r) => setTimeout(r, 1500));
+  return {
+    pid: child.pid,
+    /** peak resident set size of the worker so far, in MiB (VmHWM) */
+    peakRssMiB: () => {
+      const line = readFileSync(`/proc/${child.pid}/status`, 'utf8')
+        .split('\n')
+        .find((l) => l.startsWith('VmHWM'));
+      return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
+    },
+    /** CPU time (user + system) the worker has used so far, in ms */
+    cpuMs: () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export async function until(what, probe, timeoutMs, intervalMs = 20) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export async function countSucceeded(db) {
+  const { rows } = await db.query(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'SUCCESS'`,
+  );
+  return rows[0].n;
+}
+
+export function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
