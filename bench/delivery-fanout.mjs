@@ -3,6 +3,7 @@
 // to the last attempt recorded. Setup: see bench/delivery-harness.mjs.
 //
 //   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (1000)
+import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,
   countSucceeded,

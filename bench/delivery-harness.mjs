@@ -9,6 +9,7 @@
 // postgresql://postgres@127.0.0.1:5432/postgres), REDIS_URL (default redis://127.0.0.1:6379). The
 // worker runs with its production defaults (WORKER_CONCURRENCY 50, DATABASE_POOL_SIZE 10,
 // OUTBOX_POLL_INTERVAL 1s) except WEBHOOK_ALLOW_INSECURE_TARGETS=true for the local receiver.
+import { performance } from 'node:perf_hooks';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';

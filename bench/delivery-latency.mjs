@@ -3,6 +3,7 @@
 // Target p95 < 100 ms. Setup: see bench/delivery-harness.mjs.
 //
 //   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-latency.mjs   # BENCH_RATE (200), BENCH_SECONDS (15)
+import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,
   countSucceeded,

@@ -3,6 +3,7 @@
 // Target ≥ 1,000 deliveries/s. Reports the worker's peak RSS. Setup: see bench/delivery-harness.mjs.
 //
 //   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-throughput.mjs   # BENCH_EVENTS (20000)
+import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,
   countSucceeded,
