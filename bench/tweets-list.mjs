@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { fetch } from 'undici';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
