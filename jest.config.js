@@ -14,6 +14,8 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
   testEnvironment: 'node',
   setupFiles: ['<rootDir>/test/setup/env.ts'],
+  // e2e files boot the app and hash passwords (argon2id is CPU-bound by design) on a 2-core machine.
+  testTimeout: 30_000,
 };
 module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
