@@ -48,7 +48,10 @@ export async function benchEnvironment() {
   await admin.end();
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  // BENCH_DB_SOCKET=/var/run/postgresql: the worker reaches PostgreSQL over its Unix socket
+  const databaseUrl = process.env.BENCH_DB_SOCKET
+    ? `${url.toString()}?host=${encodeURIComponent(process.env.BENCH_DB_SOCKET)}`
+    : url.toString();
   execFileSync(process.execPath, [resolve(ROOT, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: databaseUrl },

@@ -5,7 +5,8 @@ import { DeliveryProcessor } from '../../src/worker/delivery.processor';
 import { EndpointHealth } from '../../src/worker/endpoint-health.service';
 import { WorkerRuntime } from '../../src/worker/worker-runtime.service';
 import { createTestApp, TestApp } from '../utils/app';
-import { createCommunity, unique } from '../utils/factories';
+import { createCommunity, memberWithToken, unique } from '../utils/factories';
+import { call } from '../utils/http';
 import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
 
@@ -152,8 +153,8 @@ describe('webhook delivery worker', () => {
     expect(health.lastSuccessAt).toBeInstanceOf(Date);
   });
 
-  it('auto-disables an endpoint after the configured failures and cancels its pending retries', async () => {
-    const community = await createCommunity(api.app);
+  it('auto-disables an endpoint after the configured failures, cancels its pending retries; PATCH re-enables it', async () => {
+    const { community, token } = await memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });
     const endpoint = await endpointOn(community.id, ['tweet.updated']);
     receiver.respond(endpoint.path, () => ({ status: 500 }));
     // a retry of an earlier event, due later: it must be cancelled when the endpoint is disabled
@@ -187,6 +188,23 @@ describe('webhook delivery worker', () => {
     // deliveries stop while disabled
     const missed = await raise(community.id, 'tweet.updated', { tweet: { id: 't3' } });
     await waitFor('the missed event to be relayed', () => relayed(missed.id));
+    expect(await attemptsOf(endpoint.id, missed.id)).toHaveLength(0);
+
+    const res = await call(api.app, 'PATCH', `/api/communities/${community.id}/webhooks/${endpoint.id}`, {
+      token,
+      body: { isActive: true },
+    });
+    expect(res.status).toBe(200);
+    const enabled = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    expect(enabled).toMatchObject({ isActive: true, disabledAt: null, consecutiveFailures: 0 });
+    receiver.respond(endpoint.path, () => ({ status: 200 }));
+    const next = await raise(community.id, 'tweet.updated', { tweet: { id: 't4' } });
+    const [delivered] = await waitFor('the delivery after re-enable', async () => {
+      const rows = await attemptsOf(endpoint.id, next.id);
+      return rows[0]?.status === 'SUCCESS' && rows;
+    });
+    expect(delivered.attempt).toBe(1);
+    // re-enabling does not replay what the endpoint missed while disabled
     expect(await attemptsOf(endpoint.id, missed.id)).toHaveLength(0);
   });
 
