@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { LoggerModule as PinoLoggerModule } from 'nestjs-pino';
@@ -36,6 +37,8 @@ export const LoggerModule = PinoLoggerModule.forRootAsync({
   imports: [ConfigModule],
   inject: [AppConfig],
   useFactory: (config: AppConfig) => ({
+    // path-to-regexp 8 syntax for "every route" (the default '*' is the legacy form Nest warns about)
+    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
     pinoHttp: {
       level: config.LOG_LEVEL,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
