@@ -9,6 +9,17 @@ import { TokenService } from './token.service';
 export type CredentialResult =
   { status: 'none' } | { status: 'invalid'; message: string } | { status: 'ok'; actor: Actor };
 
+interface ApiKeyRow {
+  id: string;
+  communityId: string;
+  secretHash: string;
+  scopes: string[];
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  userId: string;
+  email: string;
+}
+
 /** Last-used times are written at most this often per key, to keep key auth read-only on hot paths. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -68,33 +79,22 @@ export class CredentialsService {
   private async fromApiKey(raw: string): Promise<CredentialResult> {
     const parsed = parseApiKey(raw.trim());
     if (!parsed) return { status: 'invalid', message: 'Malformed API key' };
-    const key = await this.prisma.apiKey.findUnique({
-      where: { keyId: parsed.keyId },
-      select: {
-        id: true,
-        communityId: true,
-        secretHash: true,
-        scopes: true,
-        revokedAt: true,
-        lastUsedAt: true,
-        createdById: true,
-      },
-    });
+    // One indexed join on the hot path of every key-authenticated request: the key and its creator.
+    const [key] = await this.prisma.$queryRaw<ApiKeyRow[]>`
+      SELECT k.id, k.community_id AS "communityId", k.secret_hash AS "secretHash", k.scopes,
+             k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", u.id AS "userId", u.email
+        FROM api_keys k JOIN users u ON u.id = k.created_by_id
+       WHERE k.key_id = ${parsed.keyId}`;
     if (!key || key.revokedAt || !secretMatches(parsed.secret, key.secretHash)) {
       return { status: 'invalid', message: 'Invalid or revoked API key' };
     }
-    const creator = await this.prisma.user.findUnique({
-      where: { id: key.createdById },
-      select: { id: true, email: true },
-    });
-    if (!creator) return { status: 'invalid', message: 'Invalid or revoked API key' };
     this.touch(key.id, key.lastUsedAt);
     return {
       status: 'ok',
       actor: {
         kind: 'apiKey',
-        userId: creator.id,
-        email: creator.email,
+        userId: key.userId,
+        email: key.email,
         isPlatformAdmin: false,
         defaultCommunityId: key.communityId,
         apiKey: { id: key.id, communityId: key.communityId, scopes: key.scopes as Permission[] },

@@ -4,7 +4,17 @@ import { permissionsOf, PERMISSIONS, Permission } from '../../common/access/perm
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, AppRequest, TenantContext } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
+import { Prisma } from '../../generated/prisma/client';
+import type { Plan, Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
+
+interface CommunityMembershipRow {
+  id: string;
+  slug: string;
+  plan: Plan;
+  featureOverrides: unknown;
+  role: Role | null;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -78,23 +88,20 @@ export class TenancyService {
         (actor.defaultCommunityId ? { ref: actor.defaultCommunityId, source: 'credential' } : undefined));
     if (!candidate) throw Errors.tenantRequired();
 
-    const community = await this.prisma.community.findFirst({
-      where: this.whereRef(candidate.ref),
-      select: {
-        id: true,
-        slug: true,
-        plan: true,
-        featureOverrides: true,
-        memberships: { where: { userId: actor.userId }, select: { role: true } },
-      },
-    });
-    if (!community) throw Errors.tenantRequired(`Community '${candidate.ref}' could not be resolved`);
-    const role = community.memberships[0]?.role ?? null;
-    const { memberships: _m, ...summary } = community;
-    const base = { communityId: community.id, community: summary, role, source: candidate.source };
+    // The community and the caller's membership in one indexed join: this runs on every tenant-scoped request.
+    const ref = candidate.ref.toLowerCase();
+    const byId = UUID.test(ref);
+    const [row] = await this.prisma.$queryRaw<CommunityMembershipRow[]>`
+      SELECT c.id, c.slug, c.plan, c.feature_overrides AS "featureOverrides", m.role
+        FROM communities c
+        LEFT JOIN memberships m ON m.community_id = c.id AND m.user_id = ${actor.userId}::uuid
+       WHERE ${byId ? Prisma.sql`c.id = ${ref}::uuid` : Prisma.sql`c.slug = ${ref}`}`;
+    if (!row) throw Errors.tenantRequired(`Community '${candidate.ref}' could not be resolved`);
+    const { role, ...summary } = row;
+    const base = { communityId: row.id, community: summary, role, source: candidate.source };
 
     if (actor.kind === 'apiKey' && actor.apiKey) {
-      if (actor.apiKey.communityId !== community.id) {
+      if (actor.apiKey.communityId !== row.id) {
         throw Errors.forbidden('This API key belongs to another community');
       }
       if (!role) throw Errors.forbidden("The API key's creator is no longer a member of this community");
