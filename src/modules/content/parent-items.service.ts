@@ -46,16 +46,4 @@ export class ParentItemsService {
          FOR KEY SHARE`;
     if (rows.length === 0) throw Errors.notFound(PARENTS[ref.parentType].name);
   }
-
-  /**
-   * Deletes the item's comments and likes, before the item itself is deleted in the same transaction.
-   * The migration's BEFORE DELETE trigger would do it, but there the children's counter triggers
-   * update the very row being deleted and PostgreSQL aborts the DELETE ("tuple to be deleted was
-   * already modified"); done first, the trigger finds nothing left and the DELETE goes through.
-   */
-  async deleteChildren(tx: Tx, ref: ParentRef): Promise<void> {
-    const where = { communityId: ref.communityId, parentType: ref.parentType, parentId: ref.parentId };
-    await tx.comment.deleteMany({ where });
-    await tx.like.deleteMany({ where });
-  }
 }

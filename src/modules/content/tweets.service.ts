@@ -7,7 +7,6 @@ import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
 import { newestFirstPage } from './newest-first-page';
-import { ParentItemsService } from './parent-items.service';
 
 export const TWEET_SELECT = {
   id: true,
@@ -31,7 +30,6 @@ export class TweetsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly outbox: OutboxService,
-    private readonly parents: ParentItemsService,
   ) {}
 
   /** Newest first; the id breaks ties so pages never overlap or skip (contract §4). */
@@ -64,15 +62,10 @@ export class TweetsService {
     });
   }
 
-  /** Comments and likes of the tweet go with it, and the tweets total drops by one (trigger). */
+  /** Comments and likes of the tweet go with it and the tweets total drops by one (both by triggers). */
   async remove(tenant: TenantContext, actor: Actor, id: string): Promise<{ id: string; deleted: true }> {
     return this.prisma.$transaction(async (tx) => {
       const tweet = await this.findEditable(tx, tenant, actor, id);
-      await this.parents.deleteChildren(tx, {
-        communityId: tenant.communityId,
-        parentType: 'tweets',
-        parentId: id,
-      });
       await tx.tweet.delete({ where: { communityId_id: { communityId: tenant.communityId, id } } });
       await this.outbox.record(tx, tenant.communityId, 'tweet.deleted', { tweet });
       return { id, deleted: true as const };
