@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { OutboxRelay } from './outbox-relay.service';
+import { OutboxRetention } from './outbox-retention.service';
 
 /**
  * Starts the relay and the job consumer with the application context, and stops them in the
@@ -18,17 +19,20 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly relay: OutboxRelay,
     private readonly worker: DeliveryWorker,
     private readonly queue: DeliveryQueue,
+    private readonly retention: OutboxRetention,
   ) {}
 
   onApplicationBootstrap(): void {
     this.worker.start();
     this.relay.start();
+    this.retention.start();
     this.logger.log('delivery worker started: relaying the outbox and processing deliveries');
   }
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.relay.stop();
+      await this.retention.stop();
       await this.worker.stop();
       await this.queue.close();
       this.logger.log('delivery worker stopped');
