@@ -1,5 +1,11 @@
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
+import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../modules/webhooks/delivery/webhook-sender.service';
+import type { ResolveAll } from '../modules/webhooks/delivery/url-safety';
+import { WebhookSecretsService } from '../modules/webhooks/secrets/webhook-secrets.service';
 import { WebhooksCoreModule } from '../modules/webhooks/webhooks-core.module';
+import { CachedLiveSecrets } from './cached-live-secrets';
+import { DELIVERY_SENDER } from './delivery-sender';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { DeliveryProcessor } from './delivery.processor';
@@ -12,6 +18,13 @@ import { WorkerRuntime } from './worker-runtime.service';
 @Module({
   imports: [WebhooksCoreModule],
   providers: [
+    // the shared sender, reading each endpoint's secrets at most once a second (CachedLiveSecrets)
+    {
+      provide: DELIVERY_SENDER,
+      inject: [WebhookSecretsService, AppConfig, WEBHOOK_DNS_LOOKUP],
+      useFactory: (secrets: WebhookSecretsService, config: AppConfig, resolve: ResolveAll) =>
+        new WebhookSender(new CachedLiveSecrets(secrets), config, resolve),
+    },
     DeliveryQueue,
     OutboxRelay,
     OutboxRetention,

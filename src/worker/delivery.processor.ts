@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { DeliveryLogService } from '../modules/webhooks/delivery/delivery-log.service';
 import { WebhookSender } from '../modules/webhooks/delivery/webhook-sender.service';
 import { PrismaService } from '../prisma/prisma.service';
 import type { DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
+import { DELIVERY_SENDER } from './delivery-sender';
 import { EndpointHealth } from './endpoint-health.service';
 import { claimAttempt } from './attempt-claim';
 import { nextRetry } from './retry-policy';
@@ -21,7 +22,7 @@ export class DeliveryProcessor {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly sender: WebhookSender,
+    @Inject(DELIVERY_SENDER) private readonly sender: WebhookSender,
     private readonly log: DeliveryLogService,
     private readonly health: EndpointHealth,
     private readonly queue: DeliveryQueue,
