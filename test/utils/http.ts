@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON that each test reads as it expects */
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
 export interface CallOptions {
@@ -10,14 +11,13 @@ export interface CallOptions {
 }
 
 export interface CallResult<T = any> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number;
   body: T;
   headers: Record<string, string | string[] | number | undefined>;
 }
 
 /** Calls the app in-process (Fastify inject: the whole HTTP stack, no socket). */
-export async function call<T = any>( // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function call<T = any>(
   app: NestFastifyApplication,
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   url: string,
