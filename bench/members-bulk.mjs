@@ -10,12 +10,13 @@
 // BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench_members),
 // BENCH_ROUNDS (default 3), BENCH_SIZE (default 1000).
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fetch } from 'undici';
+import { insertApiKey } from './lib/api-key.mjs';
 
 const BENCH_URL = (process.env.BENCH_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const DATABASE_URL =
@@ -24,15 +25,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SIZE = Number(process.env.BENCH_SIZE ?? 1000);
 const TARGET_MS = 1000;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const KEY_SCOPES = [
-  'COMMUNITY_MANAGE',
-  'CONTENT_CREATE',
-  'CONTENT_MODERATE',
-  'MEMBERS_MANAGE',
-  'CUSTOMIZATION_MANAGE',
-  'WEBHOOKS_MANAGE',
-  'EMBED_CREATE',
-];
 
 async function prepareDatabase() {
   const url = new URL(DATABASE_URL);
@@ -52,9 +44,6 @@ async function prepareDatabase() {
   console.log(`prepared ${name}`);
 }
 
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-const base62 = (n) => Array.from({ length: n }, () => BASE62[randomInt(62)]).join('');
-
 /** An ENTERPRISE community, its OWNER and an API key (cpk_<keyId>_<secret>, stored as keyId + sha256(secret)). */
 async function seedCommunity(db) {
   const run = randomBytes(4).toString('hex');
@@ -72,21 +61,7 @@ async function seedCommunity(db) {
     `INSERT INTO memberships (id, community_id, user_id, role, updated_at) VALUES ($1, $2, $3, 'OWNER', now())`,
     [randomUUID(), communityId, ownerId],
   );
-  const keyId = base62(12);
-  const secret = base62(32);
-  await db.query(
-    `INSERT INTO api_keys (id, community_id, key_id, secret_hash, name, scopes, created_by_id)
-     VALUES ($1, $2, $3, $4, 'bench', $5, $6)`,
-    [
-      randomUUID(),
-      communityId,
-      keyId,
-      createHash('sha256').update(secret).digest('hex'),
-      KEY_SCOPES,
-      ownerId,
-    ],
-  );
-  return { run, apiKey: `cpk_${keyId}_${secret}` };
+  return { run, apiKey: await insertApiKey(db, communityId, ownerId) };
 }
 
 async function timedBulk(apiKey, members) {

@@ -10,12 +10,13 @@
 // http://127.0.0.1:3000), BENCH_CONNECTIONS (16), BENCH_DURATION (15 s), BENCH_WARMUP (3 s).
 // Seeding is set-based (generate_series); the statement-level triggers keep the counters exact.
 import { execFileSync } from 'node:child_process';
-import { createHash, randomInt, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fetch } from 'undici';
+import { insertApiKey } from './lib/api-key.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
@@ -29,15 +30,6 @@ const TWEETS_PER_COMMUNITY = 100_000;
 const SLUGS = ['bench-tweets', 'bench-other-1', 'bench-other-2'];
 const TARGET_P99_MS = 20;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const KEY_SCOPES = [
-  'COMMUNITY_MANAGE',
-  'CONTENT_CREATE',
-  'CONTENT_MODERATE',
-  'MEMBERS_MANAGE',
-  'CUSTOMIZATION_MANAGE',
-  'WEBHOOKS_MANAGE',
-  'EMBED_CREATE',
-];
 
 async function ensureDatabase() {
   const name = new URL(DATABASE_URL).pathname.slice(1);
@@ -99,27 +91,6 @@ async function seed(db) {
   return { communityId: ids[0], ownerId };
 }
 
-/** A fresh key each run (only its hash is stored): cpk_<keyId 12>_<secret 32>, base62. */
-async function createKey(db, communityId, ownerId) {
-  const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  const base62 = (n) => Array.from({ length: n }, () => BASE62[randomInt(62)]).join('');
-  const keyId = base62(12);
-  const secret = base62(32);
-  await db.query(
-    `INSERT INTO api_keys (id, community_id, key_id, secret_hash, name, scopes, created_by_id)
-     VALUES ($1, $2, $3, $4, 'bench', $5, $6)`,
-    [
-      randomUUID(),
-      communityId,
-      keyId,
-      createHash('sha256').update(secret).digest('hex'),
-      KEY_SCOPES,
-      ownerId,
-    ],
-  );
-  return `cpk_${keyId}_${secret}`;
-}
-
 function load(apiKey, seconds) {
   return autocannon({
     url: `${BENCH_URL}/api/sdk/tweets?limit=20`,
@@ -134,7 +105,7 @@ async function main() {
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
   const { communityId, ownerId } = await seed(db);
-  const apiKey = await createKey(db, communityId, ownerId);
+  const apiKey = await insertApiKey(db, communityId, ownerId);
   await db.end();
   if (process.argv.includes('--prepare')) return console.log(`prepared ${DATABASE_URL}`);
 

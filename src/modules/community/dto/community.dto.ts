@@ -1,5 +1,6 @@
+import { CommunityDto } from '../../admin/dto/responses.dto';
 import { ApiProperty } from '@nestjs/swagger';
-import { Plan, Visibility } from '../../../generated/prisma/enums';
+import { Visibility } from '../../../generated/prisma/enums';
 
 export class BrandingDto {
   @ApiProperty({ nullable: true, type: String })
@@ -22,20 +23,12 @@ export class SettingsDto {
   customDomain: string | null;
 }
 
-/** The community (contract §7) with its settings and branding. */
-export class SdkCommunityDto {
-  id: string;
-  slug: string;
-  name: string;
-  @ApiProperty({ enum: Plan })
-  plan: Plan;
-  @ApiProperty({ nullable: true, type: String })
-  customDomain: string | null;
+/** The community (contract §7, as the service routes give it) with its settings and branding. */
+export class SdkCommunityDto extends CommunityDto {
   description: string;
   @ApiProperty({ enum: Visibility })
   visibility: Visibility;
   allowMemberPosts: boolean;
   branding: BrandingDto;
-  createdAt: Date;
   updatedAt: Date;
 }
