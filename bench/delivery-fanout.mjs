@@ -2,7 +2,7 @@
 // secret) by one worker process: time from the event's commit to the last delivery received and
 // to the last attempt recorded. Setup: see bench/delivery-harness.mjs.
 //
-//   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (1000)
+//   node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (1000)
 import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,

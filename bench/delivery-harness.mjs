@@ -1,11 +1,10 @@
 // Shared pieces of the delivery benchmarks (bench/delivery-*.mjs): a throw-away database, a seeded
 // community with signed endpoints, a local receiver, and the real worker run as a child process
-// from a compiled build outside dist/:
+// from the compiled build (`npm run build` first):
 //
-//   npx tsc -p tsconfig.build.json --outDir /tmp/bench-dist-worker --tsBuildInfoFile /tmp/bench-dist-worker/.tsbuildinfo
-//   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-throughput.mjs
+//   node bench/delivery-throughput.mjs
 //
-// Env: WORKER_DIST (default /tmp/bench-dist-worker), BENCH_ADMIN_URL (default
+// Env: WORKER_DIST (default dist/), BENCH_ADMIN_URL (default
 // postgresql://postgres@127.0.0.1:5432/postgres), REDIS_URL (default redis://127.0.0.1:6379). The
 // worker runs with its production defaults (WORKER_CONCURRENCY 50, DATABASE_POOL_SIZE 10,
 // OUTBOX_POLL_INTERVAL 1s) except WEBHOOK_ALLOW_INSECURE_TARGETS=true for the local receiver.
@@ -24,7 +23,7 @@ const { monotonicFactory } = require('ulid');
 const Redis = require('ioredis');
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const WORKER_DIST = process.env.WORKER_DIST ?? '/tmp/bench-dist-worker';
+export const WORKER_DIST = process.env.WORKER_DIST ?? join(ROOT, 'dist');
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const nextUlid = monotonicFactory();

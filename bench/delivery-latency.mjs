@@ -2,7 +2,7 @@
 // clock read just before the event's INSERT (autocommit) → the receiver gets the signed POST.
 // Target p95 < 100 ms. Setup: see bench/delivery-harness.mjs.
 //
-//   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-latency.mjs   # BENCH_RATE (200), BENCH_SECONDS (15)
+//   node bench/delivery-latency.mjs   # BENCH_RATE (200), BENCH_SECONDS (15)
 import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,

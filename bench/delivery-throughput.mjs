@@ -2,7 +2,7 @@
 // events committed in the outbox → relayed → signed POST answered 200 → attempt recorded SUCCESS.
 // Target ≥ 1,000 deliveries/s. Reports the worker's peak RSS. Setup: see bench/delivery-harness.mjs.
 //
-//   WORKER_DIST=/tmp/bench-dist-worker node bench/delivery-throughput.mjs   # BENCH_EVENTS (20000)
+//   node bench/delivery-throughput.mjs   # BENCH_EVENTS (20000)
 import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,
