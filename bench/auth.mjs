@@ -10,7 +10,8 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
-const argon2 = require('argon2');
+// The service's own hashing parameters (from the build), so login costs what it costs in production.
+const { PasswordService } = require('../dist/modules/auth/password.service.js');
 const { Client } = require('pg');
 
 const BASE = (process.env.BENCH_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
@@ -45,7 +46,7 @@ async function setUp() {
   await db.connect();
   await db.query(
     `INSERT INTO users (id, email, name, password_hash, updated_at) VALUES (gen_random_uuid(), $1, 'Bench', $2, now())`,
-    [email, await argon2.hash(password, { type: argon2.argon2id })],
+    [email, await new PasswordService().hash(password)],
   );
   await db.end();
   let { accessToken } = await api('POST', '/api/auth/login', { body: { email, password } });
