@@ -41,11 +41,7 @@ export async function seedDemo(
   const result = await prisma.$transaction(
     async (tx) => {
       if (options.force) {
-        // Comments and likes first: their delete triggers update the parent's counters, which
-        // must not happen while the parent itself is being deleted by the community's cascade.
-        const demo = { community: { slug: { in: demoSlugs } } };
-        await tx.like.deleteMany({ where: demo });
-        await tx.comment.deleteMany({ where: demo });
+        // The community's cascade takes its content, comments and likes with it.
         await tx.community.deleteMany({ where: { slug: { in: demoSlugs } } });
         await tx.user.deleteMany({ where: { email: { in: demoEmails } } });
       }

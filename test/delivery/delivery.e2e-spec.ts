@@ -10,8 +10,6 @@ import { call } from '../utils/http';
 import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
 
-jest.setTimeout(30_000);
-
 describe('webhook delivery worker', () => {
   let api: TestApp;
   let worker: TestWorker;

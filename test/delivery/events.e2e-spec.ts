@@ -13,8 +13,6 @@ interface Delivered {
   data: Record<string, unknown>;
 }
 
-jest.setTimeout(30_000);
-
 describe('every subscribable event, raised through its route, reaches a subscribed endpoint', () => {
   let api: TestApp;
   let worker: TestWorker;

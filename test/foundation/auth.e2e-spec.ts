@@ -12,7 +12,6 @@ import {
 import { call } from '../utils/http';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
-jest.setTimeout(30_000);
 
 /** Decodes a JWT's header and payload without trusting them (the tests check what was signed). */
 function decodeJwt(token: string): { header: Record<string, unknown>; payload: Record<string, unknown> } {

@@ -7,7 +7,6 @@ import { unique } from '../utils/factories';
 import { call } from '../utils/http';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
-jest.setTimeout(30_000);
 
 /** Runs the CLI in-process against the run's database and captures what it prints. */
 async function cli(...argv: string[]) {

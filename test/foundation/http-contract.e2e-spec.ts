@@ -3,7 +3,6 @@ import { addMember, createApiKey, createCommunity, createUser, login } from '../
 import { call } from '../utils/http';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
-jest.setTimeout(30_000);
 
 const ONE_MIB = 1024 * 1024;
 

@@ -6,7 +6,6 @@ import { call } from '../utils/http';
 import { ProbeModule } from './probe.module';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
-jest.setTimeout(30_000);
 
 describe('tenant resolution and access guards (spec §5, contract §3)', () => {
   let t: TestApp;
