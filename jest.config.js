@@ -14,10 +14,11 @@ const common = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_PACKAGES.join('|')})/)`],
   testEnvironment: 'node',
   setupFiles: ['<rootDir>/test/setup/env.ts'],
-  // e2e files boot the app and hash passwords (argon2id is CPU-bound by design) on a 2-core machine.
-  testTimeout: 30_000,
 };
 module.exports = {
+  // A global option (jest ignores it inside a project): e2e files boot the app and hash passwords
+  // (argon2id is CPU-bound by design) on a 2-core machine that CI may share with other work.
+  testTimeout: 30_000,
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   projects: [
