@@ -149,7 +149,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
 
   'member:add': {
-    usage: 'member:add --community S --email E [--role OWNER|ADMIN|MODERATOR|MEMBER]',
+    usage:
+      'member:add --community S --email E [--role OWNER|ADMIN|MODERATOR|MEMBER] [--name N]   (N: display name in S)',
     options: {
       community: { type: 'string' },
       email: { type: 'string' },
@@ -160,10 +161,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
       const community = await communityOf(app, required(options, 'community'));
       const address = email(options);
       const role = oneOf('role', optional(options, 'role'), Object.values(Role));
+      // The member's display name in this community; the user account itself is never renamed.
+      const name = optional(options, 'name');
+      if (name !== undefined && name.length > 100)
+        throw new CliError('--name must be at most 100 characters');
       const { member, created } = await asCliErrors(() =>
-        app
-          .get(MembershipsService)
-          .addMember(community.id, { email: address, role, name: optional(options, 'name') }),
+        app.get(MembershipsService).addMember(community.id, { email: address, role, name }),
       );
       return [
         `${created ? 'Added' : 'Updated'} ${member.email} in ${community.slug} as ${member.role} (membership ${member.id})`,

@@ -45,11 +45,11 @@ export async function seedDemo(
         await tx.community.deleteMany({ where: { slug: { in: demoSlugs } } });
         await tx.user.deleteMany({ where: { email: { in: demoEmails } } });
       }
-      const users: Record<Role, { id: string; email: string }> = {} as never;
+      const users: Record<Role, { id: string; email: string; name: string }> = {} as never;
       for (const role of DEMO_ROLES) {
         users[role] = await tx.user.create({
           data: { email: roleEmail(role), name: `Demo ${role.toLowerCase()}`, passwordHash },
-          select: { id: true, email: true },
+          select: { id: true, email: true, name: true },
         });
       }
       const admin = await tx.user.create({
@@ -81,6 +81,8 @@ export async function seedDemo(
             communityId: community.id,
             userId: users[role].id,
             role,
+            // Names shown in a community belong to the membership; the demo people go by their own.
+            displayName: users[role].name,
             joinedAt: new Date(Date.UTC(2026, 0, 1 + DEMO_PLANS.indexOf(plan), 0, i)),
           })),
         });

@@ -1,3 +1,4 @@
+import type { Role } from '../../src/generated/prisma/enums';
 import { createTestApp, TestApp } from '../utils/app';
 import {
   addMember,
@@ -20,17 +21,20 @@ describe('POST /api/sdk/members/bulk (contract §7)', () => {
   const eventCount = (communityId: string, eventType?: string) =>
     t.prisma.outboxEvent.count({ where: { communityId, ...(eventType ? { eventType } : {}) } });
   const email = () => `${unique('bulk')}@example.test`;
+  /** A member known in the community by their account's name. */
+  const joinAs = (communityId: string, user: { id: string; name: string }, role: Role) =>
+    t.prisma.membership.create({ data: { communityId, userId: user.id, role, displayName: user.name } });
 
   describe.each(CREDENTIAL_KINDS)('with %s', (kind) => {
     it('creates new members, updates existing ones, and counts each exactly', async () => {
       const owner = await memberWithCredentials(t.app, { plan: 'ENTERPRISE' });
       const c = owner.community.id;
       const renamed = await createUser(t.app, { name: 'Old Name' });
-      const renamedM = await addMember(t.app, c, renamed.id, 'MEMBER');
+      const renamedM = await joinAs(c, renamed, 'MEMBER');
       const reroled = await createUser(t.app, { name: 'Same' });
-      const reroledM = await addMember(t.app, c, reroled.id, 'MEMBER');
+      const reroledM = await joinAs(c, reroled, 'MEMBER');
       const untouched = await createUser(t.app, { name: 'Keep' });
-      await addMember(t.app, c, untouched.id, 'MODERATOR');
+      await joinAs(c, untouched, 'MODERATOR');
       const outsider = await createUser(t.app, { name: 'Elsewhere' }); // a user, not yet a member
       const fresh = email();
 
@@ -67,7 +71,10 @@ describe('POST /api/sdk/members/bulk (contract §7)', () => {
       expect(data.members[1]).toMatchObject({ id: renamedM.id, name: 'New Name', role: 'MEMBER' });
       expect(data.members[2]).toMatchObject({ id: reroledM.id, name: 'Same', role: 'ADMIN' });
       expect(data.members[3]).toMatchObject({ name: 'Keep', role: 'MODERATOR' });
-      expect(data.members[4]).toMatchObject({ userId: outsider.id, role: 'MODERATOR' });
+      // An existing account joins under the name sent, else none: never its account name.
+      expect(data.members[4]).toMatchObject({ userId: outsider.id, name: '', role: 'MODERATOR' });
+      // Renaming a member changes the membership, never the user account.
+      expect((await t.prisma.user.findUniqueOrThrow({ where: { id: renamed.id } })).name).toBe('Old Name');
 
       const newUser = await t.prisma.user.findUniqueOrThrow({ where: { email: fresh } });
       expect(newUser.passwordHash).toBeNull();

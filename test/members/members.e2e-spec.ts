@@ -1,7 +1,6 @@
 import type { Role } from '../../src/generated/prisma/enums';
 import { createTestApp, TestApp } from '../utils/app';
 import {
-  addMember,
   createUser,
   CREDENTIAL_KINDS,
   credentialsOf,
@@ -21,9 +20,12 @@ describe('members: list, role, add (contract §3, §4, §7)', () => {
   const events = (communityId: string, eventType: string) =>
     t.prisma.outboxEvent.findMany({ where: { communityId, eventType }, orderBy: { id: 'asc' } });
 
+  /** A member whose display name in the community is their account's name. */
   async function join(communityId: string, role: Role, name = 'Someone', email?: string) {
     const user = await createUser(t.app, { name, email });
-    const membership = await addMember(t.app, communityId, user.id, role);
+    const membership = await t.prisma.membership.create({
+      data: { communityId, userId: user.id, role, displayName: name },
+    });
     return { user, membership };
   }
 

@@ -31,7 +31,12 @@ export class CommunitiesService {
         data: { name: input.name, slug, plan: input.plan ?? 'FREE' },
         select: COMMUNITY_SELECT,
       });
-      await this.memberships.addMember(community.id, { email: input.ownerEmail, role: 'OWNER' }, tx);
+      // Creating a community is the owner's own act, so they join under their account's name.
+      await this.memberships.addMember(
+        community.id,
+        { email: input.ownerEmail, role: 'OWNER', ownAccount: true },
+        tx,
+      );
       return community;
     });
   }

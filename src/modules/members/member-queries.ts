@@ -13,8 +13,8 @@ export interface MemberRow {
   joined_at: Date;
 }
 
-/** Selects a MemberRow from `memberships m JOIN users u`. */
-export const MEMBER_COLUMNS = Prisma.sql`m.id::text AS id, m.user_id::text AS user_id, u.email, u.name, m.role::text AS role, m.joined_at`;
+/** Selects a MemberRow from `memberships m JOIN users u`: the name is the membership's display name. */
+export const MEMBER_COLUMNS = Prisma.sql`m.id::text AS id, m.user_id::text AS user_id, u.email, m.display_name AS name, m.role::text AS role, m.joined_at`;
 
 export function rowToMemberView(row: MemberRow): MemberView {
   return {

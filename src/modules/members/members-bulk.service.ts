@@ -63,33 +63,40 @@ export class MembersBulkService {
         const before = await this.lockExisting(tx, communityId, columns.emails);
         this.checkRoleRules(ceiling, owners.length, columns, before);
 
+        // New e-mails become password-less users named with the name sent; an existing account is
+        // never changed (DO NOTHING), whichever community it belongs to.
         await tx.$executeRaw`
           INSERT INTO users (id, email, name, created_at, updated_at)
           SELECT gen_random_uuid(), t.email, coalesce(t.name, ''), now(), now()
             FROM unnest(${columns.emails}::text[], ${columns.names}::text[]) AS t(email, name)
               ON CONFLICT (email) DO NOTHING`;
-        const renamed = await tx.$queryRaw<{ user_id: string }[]>`
-          UPDATE users u SET name = t.name, updated_at = now()
-            FROM unnest(${columns.emails}::text[], ${columns.names}::text[]) AS t(email, name)
-           WHERE u.email = t.email AND t.name IS NOT NULL AND u.name <> t.name
-          RETURNING u.id::text AS user_id`;
+        // The display name is the name sent, else empty: never the account's, which is not ours to show.
         const joined = await tx.$queryRaw<{ id: string }[]>`
-          INSERT INTO memberships (id, community_id, user_id, role, joined_at, updated_at)
-          SELECT gen_random_uuid(), ${communityId}::uuid, u.id, coalesce(t.role, 'MEMBER')::"Role", now(), now()
-            FROM unnest(${columns.emails}::text[], ${columns.roles}::text[]) WITH ORDINALITY AS t(email, role, ord)
+          INSERT INTO memberships (id, community_id, user_id, role, display_name, joined_at, updated_at)
+          SELECT gen_random_uuid(), ${communityId}::uuid, u.id, coalesce(t.role, 'MEMBER')::"Role",
+                 coalesce(t.name, ''), now(), now()
+            FROM unnest(${columns.emails}::text[], ${columns.names}::text[], ${columns.roles}::text[])
+                 WITH ORDINALITY AS t(email, name, role, ord)
             JOIN users u ON u.email = t.email
            ORDER BY t.ord
               ON CONFLICT (community_id, user_id) DO NOTHING
           RETURNING id::text AS id`;
-        // The ceiling is repeated in SQL so a member that appeared concurrently, after the checks
-        // above, can still not be changed if they rank above the caller.
-        const reroled = await tx.$queryRaw<{ id: string; previous_role: Role }[]>`
-          UPDATE memberships m SET role = t.role::"Role", updated_at = now()
-            FROM unnest(${columns.emails}::text[], ${columns.roles}::text[]) AS t(email, role), users u,
-                 memberships old
+        // Existing members: a given name or role changes the membership only. The role ceiling is
+        // repeated in SQL so a member that appeared concurrently, after the checks above, can still
+        // not get a new role if they rank above the caller (their display name may still be set).
+        const updated = await tx.$queryRaw<{ id: string; previous_role: Role }[]>`
+          UPDATE memberships m
+             SET role = CASE WHEN t.role IS NOT NULL AND m.role >= ${ceiling}::"Role"
+                             THEN t.role::"Role" ELSE m.role END,
+                 display_name = coalesce(t.name, m.display_name),
+                 updated_at = now()
+            FROM unnest(${columns.emails}::text[], ${columns.names}::text[], ${columns.roles}::text[])
+                   AS t(email, name, role),
+                 users u, memberships old
            WHERE u.email = t.email AND m.community_id = ${communityId}::uuid AND m.user_id = u.id
-             AND old.id = m.id AND t.role IS NOT NULL AND m.role <> t.role::"Role"
-             AND m.role >= ${ceiling}::"Role" AND NOT (m.id = ANY(${joined.map((j) => j.id)}::uuid[]))
+             AND old.id = m.id AND NOT (m.id = ANY(${joined.map((j) => j.id)}::uuid[]))
+             AND ((t.role IS NOT NULL AND m.role <> t.role::"Role" AND m.role >= ${ceiling}::"Role")
+                  OR (t.name IS NOT NULL AND m.display_name <> t.name))
           RETURNING m.id::text AS id, old.role::text AS previous_role`;
 
         const rows = await tx.$queryRaw<MemberRow[]>`
@@ -99,7 +106,7 @@ export class MembersBulkService {
             JOIN memberships m ON m.community_id = ${communityId}::uuid AND m.user_id = u.id
            ORDER BY t.ord`;
         const members = rows.map(rowToMemberView);
-        return this.recordEvents(tx, communityId, members, joined, reroled, renamed);
+        return this.recordEvents(tx, communityId, members, joined, updated);
       },
       { timeout: 30_000 },
     );
@@ -140,18 +147,17 @@ export class MembersBulkService {
     communityId: string,
     members: MemberView[],
     joined: { id: string }[],
-    reroled: { id: string; previous_role: Role }[],
-    renamed: { user_id: string }[],
+    updated: { id: string; previous_role: Role }[],
   ): Promise<BulkResult> {
     const joinedIds = new Set(joined.map((j) => j.id));
-    const previousRoles = new Map(reroled.map((r) => [r.id, r.previous_role]));
-    const renamedUsers = new Set(renamed.map((r) => r.user_id));
+    const previousRoles = new Map(updated.map((r) => [r.id, r.previous_role]));
     const joinedEvents: Record<string, unknown>[] = [];
     const updatedEvents: Record<string, unknown>[] = [];
     for (const member of members) {
       if (joinedIds.has(member.id)) joinedEvents.push({ member });
-      else if (previousRoles.has(member.id) || renamedUsers.has(member.userId)) {
-        updatedEvents.push({ member, previousRole: previousRoles.get(member.id) ?? member.role });
+      else {
+        const previousRole = previousRoles.get(member.id);
+        if (previousRole) updatedEvents.push({ member, previousRole });
       }
     }
     await this.outbox.recordMany(tx, communityId, 'member.joined', joinedEvents);

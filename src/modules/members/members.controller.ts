@@ -30,7 +30,7 @@ export class MembersController {
   @ApiEndpoint({
     summary: 'List members, newest joined first',
     description:
-      '`role` filters by role; `search` is a case-insensitive prefix of the e-mail or the name. ' +
+      '`role` filters by role; `search` is a case-insensitive prefix of the e-mail or the display name. ' +
       'Unfiltered `total` is a counter kept by the database; a filtered `total` is counted over the filtered set.',
     auth: 'jwt-or-api-key',
     response: MemberDto,
@@ -45,7 +45,10 @@ export class MembersController {
   @RequirePermission('MEMBERS_MANAGE')
   @ApiEndpoint({
     summary: 'Add one member by e-mail (extension); an existing member gets the given name/role',
-    description: `Creates a password-less user when the e-mail is unknown. ${ROLE_RULES}`,
+    description:
+      'Creates a password-less user when the e-mail is unknown. `name` is the display name in this ' +
+      'community (empty when omitted for a new member); a user account is never changed, and the answer ' +
+      `is the same whether or not the e-mail already had an account. ${ROLE_RULES}`,
     auth: 'jwt-or-api-key',
     response: AddedMemberDto,
     status: HttpStatus.CREATED,
@@ -61,8 +64,9 @@ export class MembersController {
   @ApiEndpoint({
     summary: 'Create or update 1–1000 members in one transaction',
     description:
-      'Unknown e-mails become password-less users; existing members get the given name and role ' +
-      '(an omitted name or role is kept). All or nothing: a repeated e-mail (400, naming the entry), ' +
+      'Unknown e-mails become password-less users; existing members get the given display name and role ' +
+      '(an omitted name or role is kept; user accounts are never changed). `created`/`updated` count ' +
+      'memberships. All or nothing: a repeated e-mail (400, naming the entry), ' +
       `a role rule (403, naming the entry) or the last OWNER (409) refuses the whole request. ${ROLE_RULES}`,
     auth: 'jwt-or-api-key',
     response: BulkMembersResultDto,

@@ -25,7 +25,7 @@ export class MembersService {
   /**
    * Newest joined first. Unfiltered `total` is the trigger-kept counter; a filtered total is
    * counted over the filtered set, which an index narrows (role: (community_id, role); search:
-   * the lower(email)/lower(name) prefix indexes).
+   * the users lower(email) and memberships (community_id, lower(display_name)) prefix indexes).
    */
   async list(communityId: string, query: ListMembersQueryDto): Promise<Page<MemberView>> {
     const skip = (query.page - 1) * query.limit;
@@ -53,7 +53,7 @@ export class MembersService {
     const where = Prisma.sql`
       m.community_id = ${communityId}::uuid
       ${query.role ? Prisma.sql`AND m.role = ${query.role}::"Role"` : Prisma.empty}
-      AND (lower(u.email) LIKE ${pattern} OR lower(u.name) LIKE ${pattern})`;
+      AND (lower(u.email) LIKE ${pattern} OR lower(m.display_name) LIKE ${pattern})`;
     const [rows, counted] = await Promise.all([
       this.prisma.$queryRaw<MemberRow[]>`
         SELECT ${MEMBER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id

@@ -7,6 +7,7 @@ export interface MemberView {
   id: string;
   userId: string;
   email: string;
+  /** the membership's display name in this community (never the account's name) */
   name: string;
   role: Role;
   joinedAt: Date;
@@ -16,25 +17,39 @@ export const MEMBER_SELECT = {
   id: true,
   userId: true,
   role: true,
+  displayName: true,
   joinedAt: true,
-  user: { select: { email: true, name: true } },
+  user: { select: { email: true } },
 } as const;
 
 export function toMemberView(row: {
   id: string;
   userId: string;
   role: Role;
+  displayName: string;
   joinedAt: Date;
-  user: { email: string; name: string };
+  user: { email: string };
 }): MemberView {
   return {
     id: row.id,
     userId: row.userId,
     email: row.user.email,
-    name: row.user.name,
+    name: row.displayName,
     role: row.role,
     joinedAt: row.joinedAt,
   };
+}
+
+export interface MemberInput {
+  email: string;
+  /** the display name in this community; omitted keeps an existing member's one ('' for a new one) */
+  name?: string;
+  role?: Role;
+  /**
+   * The account holder joins by their own act (creating a community): their account's name becomes
+   * the display name. Never set on behalf of a community adding someone else.
+   */
+  ownAccount?: boolean;
 }
 
 /** Adding one member (used by the CLI, community creation and POST /api/sdk/members). */
@@ -46,39 +61,50 @@ export class MembershipsService {
   ) {}
 
   /**
-   * Joins the user with this e-mail to the community, creating a password-less user if needed.
-   * An existing member keeps their membership; their role changes only when one is given.
+   * Joins the user with this e-mail to the community, creating a password-less user (named with
+   * the name sent) if there is none. An existing user account is never changed, and the answer is
+   * built only from the membership and what the caller sent, so it is the same whether or not the
+   * account existed (nothing to probe). An existing member keeps their membership; their display
+   * name and role change only when given.
    */
   async addMember(
     communityId: string,
-    input: { email: string; name?: string; role?: Role },
+    input: MemberInput,
     tx?: Tx,
   ): Promise<{ member: MemberView; created: boolean }> {
     const run = async (db: Tx) => {
       const email = input.email.trim().toLowerCase();
-      const before = await db.user.findUnique({
-        where: { email },
-        select: { id: true, name: true, memberships: { where: { communityId }, select: { role: true } } },
-      });
-      const previousRole = before?.memberships[0]?.role;
-      const user = await db.user.upsert({
-        where: { email },
-        create: { email, name: input.name ?? '' },
-        update: input.name !== undefined ? { name: input.name } : {},
-        select: { id: true },
-      });
+      // ON CONFLICT DO NOTHING: an existing account is left exactly as it is (not even updated_at).
+      await db.$executeRaw`
+        INSERT INTO users (id, email, name, created_at, updated_at)
+        VALUES (gen_random_uuid(), ${email}, ${input.name ?? ''}, now(), now())
+            ON CONFLICT (email) DO NOTHING`;
+      const user = await db.user.findUniqueOrThrow({ where: { email }, select: { id: true, name: true } });
+      const displayName = input.name ?? (input.ownAccount ? user.name : undefined);
+      const where = { communityId_userId: { communityId, userId: user.id } };
+      const before = await db.membership.findUnique({ where, select: { role: true, displayName: true } });
       const row = await db.membership.upsert({
-        where: { communityId_userId: { communityId, userId: user.id } },
-        create: { communityId, userId: user.id, role: input.role ?? 'MEMBER' },
-        update: input.role ? { role: input.role } : {},
+        where,
+        create: {
+          communityId,
+          userId: user.id,
+          role: input.role ?? 'MEMBER',
+          displayName: displayName ?? '',
+        },
+        update: {
+          ...(input.role ? { role: input.role } : {}),
+          ...(displayName !== undefined ? { displayName } : {}),
+        },
         select: MEMBER_SELECT,
       });
       const member = toMemberView(row);
-      const created = previousRole === undefined;
+      const created = before === null;
       // An event only for a real change: re-adding a member with the same name and role is a no-op.
-      const changed = !created && (member.role !== previousRole || member.name !== before?.name);
+      const changed = !created && (member.role !== before.role || member.name !== before.displayName);
       if (created) await this.outbox.record(db, communityId, 'member.joined', { member });
-      else if (changed) await this.outbox.record(db, communityId, 'member.updated', { member, previousRole });
+      else if (changed) {
+        await this.outbox.record(db, communityId, 'member.updated', { member, previousRole: before.role });
+      }
       return { member, created };
     };
     return tx ? run(tx) : this.prisma.$transaction(run);

@@ -11,7 +11,7 @@ export class ListMembersQueryDto extends PageQueryDto {
   @IsIn(ROLES)
   role?: Role;
 
-  /** case-insensitive prefix of the e-mail or the name */
+  /** case-insensitive prefix of the e-mail or the display name */
   @IsOptional()
   @IsString()
   @MinLength(1)

@@ -9,7 +9,7 @@ export class MemberInputDto {
   @MaxLength(254)
   email: string;
 
-  /** display name; omitted keeps an existing user's name */
+  /** display name in this community (the user account is never changed); omitted keeps the member's one */
   @IsOptional()
   @IsString()
   @MaxLength(100)

@@ -7,6 +7,7 @@ export class MemberDto {
   id: string;
   userId: string;
   email: string;
+  /** display name in this community: the name the community gave, never read from the user account */
   name: string;
   @ApiProperty({ enum: ROLES })
   role: Role;
@@ -14,14 +15,14 @@ export class MemberDto {
 }
 
 export class AddedMemberDto extends MemberDto {
-  /** false when the e-mail was already a member (then only name/role were updated) */
+  /** false when the e-mail was already a member of this community (then only name/role were updated) */
   created: boolean;
 }
 
 export class BulkMembersResultDto {
   /** new memberships (each raised member.joined) */
   created: number;
-  /** existing memberships whose role or name changed (each raised member.updated) */
+  /** existing memberships whose role or display name changed (each raised member.updated) */
   updated: number;
   /** existing memberships the request left as they were */
   unchanged: number;
