@@ -90,6 +90,23 @@ function propertiesOf(cls: new () => object): string[] {
   return [...new Set(metas.map((m) => m.propertyName))];
 }
 
+/** Rules that only a string passes: a property under one of them is text even when typed as a union (Role). */
+const STRING_RULES = new Set([
+  'isString',
+  'isEmail',
+  'isUrl',
+  'matches',
+  'isIn',
+  'isDateString',
+  'isISO8601',
+]);
+
+function hasStringRule(cls: new () => object, property: string): boolean {
+  return getMetadataStorage()
+    .getTargetValidationMetadatas(cls, '', true, false)
+    .some((m) => m.propertyName === property && m.name !== undefined && STRING_RULES.has(m.name));
+}
+
 /** Every field of a body, nested DTOs included (a list of them is entered through its first item). */
 function fieldsOf(
   cls: new () => object,
@@ -118,7 +135,7 @@ function fieldsOf(
     fields.push({
       path,
       body: (value) => wrap({ [name]: value }),
-      text: type === String || (list && !nested),
+      text: type === String || (list && !nested) || hasStringRule(cls, name),
       nullable: schemaProps[name]?.nullable === true,
     });
     if (list && !nested) {
