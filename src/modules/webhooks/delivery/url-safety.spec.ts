@@ -127,6 +127,30 @@ describe('a resolver that never answers', () => {
   });
 });
 
+describe('a resolver that answers garbage or throws', () => {
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['a string', '93.184.215.14'],
+    ['a null entry', [null]],
+    ['an entry without an address', [{ family: 4 }]],
+    ['a numeric address', [{ address: 2130706433, family: 4 }]],
+  ])('refuses (no TypeError) when it answers %s', async (_label, garbage) => {
+    const lookup = (async () => garbage) as unknown as ResolveAll;
+    await expect(
+      assertSafeTargetUrl('https://odd.example/', { allowInsecure: false, lookup }),
+    ).rejects.toThrow(UnsafeTargetError);
+  });
+
+  it('refuses as not resolving when it throws synchronously', async () => {
+    const lookup: ResolveAll = () => {
+      throw new Error('boom');
+    };
+    await expect(
+      assertSafeTargetUrl('https://odd.example/', { allowInsecure: false, lookup }),
+    ).rejects.toThrow(/does not resolve/);
+  });
+});
+
 describe('WEBHOOK_ALLOW_INSECURE_TARGETS', () => {
   const insecure = { allowInsecure: true, lookup: resolver({}) };
 

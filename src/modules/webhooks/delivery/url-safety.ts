@@ -135,11 +135,14 @@ export async function assertSafeTargetUrl(raw: string, options: TargetUrlOptions
   } finally {
     clearTimeout(timer);
   }
-  if (addresses.length === 0) throw new UnsafeTargetError(`url host ${url.hostname} does not resolve`);
-  const blocked = addresses.find((a) => isBlockedAddress(a.address));
-  if (blocked) {
+  // A resolver's answer is checked as data, never trusted to have the right shape: garbage is a refusal.
+  if (!Array.isArray(addresses) || addresses.length === 0) {
+    throw new UnsafeTargetError(`url host ${url.hostname} does not resolve`);
+  }
+  const blocked = addresses.find((a: ResolvedAddress | null) => isBlockedAddress(a?.address));
+  if (blocked !== undefined) {
     throw new UnsafeTargetError(
-      `url host ${url.hostname} resolves to a non-public address (${blocked.address})`,
+      `url host ${url.hostname} resolves to a non-public address (${String(blocked?.address)})`,
     );
   }
   return url;
