@@ -2,14 +2,25 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { Errors } from '../common/errors/app-error';
+import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Login and refresh-token answer anyone: their bodies are a few hundred bytes, so 16 KiB is ample. */
+export const ANONYMOUS_AUTH_BODY_LIMIT_BYTES = 16 * 1024;
+/**
+ * The anonymous routes that get the smaller limit. Keyed on the path, set in an onRoute hook:
+ * Fastify fixes a route's bodyLimit when the route is registered and onRoute only sees Fastify's
+ * route options (Nest's wrapped handler, not the controller method, so no decorator metadata), and
+ * the list stays next to the limit it applies. The hostile-input e2e test sends an over-limit body
+ * to each path, so a renamed route cannot silently lose its limit.
+ */
+export const ANONYMOUS_AUTH_ROUTES: readonly string[] = ['/api/auth/login', '/api/auth/refresh-token'];
 const KEY_PARAM = /^(x[-_]?)?api[-_]?key$/i;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -45,6 +56,45 @@ function refuseKeyInQuery(request: FastifyRequest, reply: FastifyReply, done: ()
   void reply.status(status).send(body);
 }
 
+/**
+ * NUL characters and lone UTF-16 surrogates are refused in every string of the body, the query
+ * string and the path parameters (and in object keys), naming the field. A Fastify hook, so it runs
+ * before every Nest guard: the tenant guard reads communityId from all three and would hand a NUL to
+ * PostgreSQL (22021, a 500); a lone surrogate breaks encodeURIComponent and UTF-8 encoding further on.
+ * Unmatched paths are left to the not-found handling (spec §7: 401 or 400 TENANT_CONTEXT_REQUIRED).
+ */
+function refuseBadText(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (request.is404) return done();
+  const details = [
+    ...findBadStrings(request.params),
+    ...findBadStrings(request.query),
+    ...(request.body === undefined ? [] : findBadStrings(request.body)),
+  ];
+  if (details.length === 0) return done();
+  const { status, body } = toErrorResponse(
+    Errors.validation(details, details.map((d) => d.message).join('; ')),
+  );
+  void reply.status(status).send(body);
+}
+
+/**
+ * Fastify's own JSON parser (with its __proto__/constructor poisoning protection, as configured),
+ * behind a depth check that runs before JSON.parse: a body nested deeper than MAX_JSON_DEPTH is a
+ * 400 without building the nested objects (a 5,000-deep body was a RangeError 500 in the validation
+ * pipe, and 900 KB ones stalled the event loop for every other caller).
+ */
+function depthLimitedJsonParser(fastify: FastifyInstance) {
+  const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
+  const parse = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
+  return (request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => {
+    if (exceedsJsonDepth(body) >= 0) {
+      done(Errors.badRequest(`JSON body nested deeper than ${MAX_JSON_DEPTH} levels`));
+      return;
+    }
+    parse(request, body, done);
+  };
+}
+
 export function buildOpenApiDocument(app: NestFastifyApplication) {
   const config = new DocumentBuilder()
     .setTitle('Community Platform API')
@@ -67,6 +117,11 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   app.setGlobalPrefix('api');
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('preValidation', refuseKeyInQuery);
+  fastify.addHook('preValidation', refuseBadText);
+  // Registered before init(), when Nest adds its routes.
+  fastify.addHook('onRoute', (route: RouteOptions) => {
+    if (ANONYMOUS_AUTH_ROUTES.includes(route.url)) route.bodyLimit = ANONYMOUS_AUTH_BODY_LIMIT_BYTES;
+  });
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
@@ -79,11 +134,18 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   });
   app.enableShutdownHooks();
   await app.init();
+  // Nest registers its own application/json parser during init(): replace it afterwards.
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(fastify));
   // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body too.
   // Set after init(): Nest installs its own handler there, which turns these errors into bare
   // HttpExceptions and loses their FST_* code (so the contract's messages could not be given).
   fastify.setErrorHandler((error, request, reply) => {
-    const { status, headers, body } = toErrorResponse(error);
+    const { status, headers, body } = toErrorResponse(
+      (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+        ? Errors.payloadTooLarge(request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES)
+        : error,
+    );
     if (status >= 500) request.log.error({ err: error }, 'Unhandled error');
     void reply.status(status).headers(headers).send(body);
   });

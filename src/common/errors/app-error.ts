@@ -40,6 +40,13 @@ export const NO_TOKEN_MESSAGE = 'No authentication token provided';
 export const TENANT_REQUIRED_MESSAGE =
   'Tenant context required: send X-Tenant-Id (or put the community in the path) and check that the route exists';
 
+/** 1048576 → '1 MiB', 16384 → '16 KiB': how a body limit is said in an answer. */
+export function formatByteSize(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
 export const Errors = {
   unauthorized: (message = NO_TOKEN_MESSAGE) =>
     new AppError(HttpStatus.UNAUTHORIZED, 'UNAUTHORIZED', message),
@@ -60,6 +67,12 @@ export const Errors = {
     new AppError(HttpStatus.BAD_REQUEST, 'VALIDATION_ERROR', message, {
       details: field ? [{ field, message }] : [],
     }),
+  payloadTooLarge: (limitBytes: number) =>
+    new AppError(
+      HttpStatus.PAYLOAD_TOO_LARGE,
+      'PAYLOAD_TOO_LARGE',
+      `Request body is larger than ${formatByteSize(limitBytes)}`,
+    ),
   notFound: (what: string) => new AppError(HttpStatus.NOT_FOUND, 'NOT_FOUND', `${what} not found`),
   conflict: (message: string) => new AppError(HttpStatus.CONFLICT, 'CONFLICT', message),
   rateLimited: (retryAfterSeconds: number) =>

@@ -1,4 +1,5 @@
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
+import { OptionalNotNull } from '../decorators/optional.decorators';
 
 /**
  * Base of every body on a tenant-scoped route: `communityId` is a known field there (contract §1),
@@ -6,7 +7,7 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
  */
 export class TenantBodyDto {
   /** community id or slug */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(100)
   communityId?: string;

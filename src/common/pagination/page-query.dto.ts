@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { OptionalNotNull } from '../decorators/optional.decorators';
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -10,7 +11,7 @@ export const toInteger = ({ value }: { value: unknown }) =>
 /** `page` and `limit` of every /api/sdk list (contract §4), plus the tenant fields the query may carry. */
 export class PageQueryDto {
   /** page number, from 1 */
-  @IsOptional()
+  @OptionalNotNull()
   @Transform(toInteger)
   @IsInt()
   @Min(1)
@@ -18,7 +19,7 @@ export class PageQueryDto {
   page: number = 1;
 
   /** page size, 1–100 */
-  @IsOptional()
+  @OptionalNotNull()
   @Transform(toInteger)
   @IsInt()
   @Min(1)
@@ -26,7 +27,7 @@ export class PageQueryDto {
   limit: number = 20;
 
   /** community id or slug (tenant resolution, spec §5) */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(100)
   communityId?: string;

@@ -3,7 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { Errors } from '../../common/errors/app-error';
-import type { Role } from '../../generated/prisma/enums';
+import { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
 import { sha256Hex } from './api-key-format';
 
@@ -33,6 +33,29 @@ export interface TokenPair {
   user: { id: string; email: string; name: string };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ROLES: readonly unknown[] = Object.values(Role);
+
+/**
+ * A token signed with our key still carries claims someone could have minted with a leaked or test
+ * key, or an older version wrote: every claim the API hands to the database must have the shape it
+ * expects, or the token is refused (401) instead of reaching PostgreSQL as a malformed uuid (500).
+ */
+function hasWellFormedClaims(claims: Partial<AccessClaims> | null | undefined): claims is AccessClaims {
+  return (
+    typeof claims === 'object' &&
+    claims !== null &&
+    claims.typ === 'access' &&
+    typeof claims.userId === 'string' &&
+    UUID.test(claims.userId) &&
+    typeof claims.sid === 'string' &&
+    UUID.test(claims.sid) &&
+    (claims.tenantId === null || (typeof claims.tenantId === 'string' && UUID.test(claims.tenantId))) &&
+    (claims.role === null || ROLES.includes(claims.role)) &&
+    typeof claims.email === 'string'
+  );
+}
+
 interface TokenUser {
   id: string;
   email: string;
@@ -60,7 +83,7 @@ export class TokenService {
   verifyAccessToken(token: string): AccessClaims | null {
     try {
       const claims = this.jwt.verify<AccessClaims>(token, { algorithms: ['HS256'] });
-      return claims.typ === 'access' && typeof claims.userId === 'string' ? claims : null;
+      return hasWellFormedClaims(claims) ? claims : null;
     } catch {
       return null;
     }

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches, MaxLength, MinLength } from 'class-validator';
+import { IsIn, IsString, Length, Matches, MaxLength, MinLength } from 'class-validator';
 import { Plan } from '../../../generated/prisma/enums';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 export const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{1,61}[a-z0-9])$/;
 
@@ -18,7 +19,7 @@ export class CreateCommunityDto {
 
   /** FREE for everyone; PRO and ENTERPRISE only for platform admins */
   @ApiPropertyOptional({ enum: Plan })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(Object.values(Plan))
   plan?: Plan;
 }

@@ -1,4 +1,5 @@
-import { IsEmail, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsEmail, IsString, MaxLength, MinLength } from 'class-validator';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 export class LoginDto {
   @IsEmail()
@@ -11,7 +12,7 @@ export class LoginDto {
   password: string;
 
   /** community (id or slug) the token should be issued for; defaults per contract §2 */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(100)
   communityId?: string;

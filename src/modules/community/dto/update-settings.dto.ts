@@ -1,17 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsOptional,
-  IsString,
-  Matches,
-  MaxLength,
-  MinLength,
-  ValidateIf,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsString, Matches, MaxLength, MinLength } from 'class-validator';
 import { Visibility } from '../../../generated/prisma/enums';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
+import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
 
 /** A DNS name of at least two labels, each 1–63 of a-z 0-9 '-', not starting or ending with '-'. */
 export const HOSTNAME_PATTERN =
@@ -19,24 +11,24 @@ export const HOSTNAME_PATTERN =
 
 export class UpdateSettingsDto extends TenantBodyDto {
   /** 1–100 characters */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MinLength(1)
   @MaxLength(100)
   name?: string;
 
   /** up to 2000 characters */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(2000)
   description?: string;
 
   @ApiPropertyOptional({ enum: Visibility })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(Object.values(Visibility))
   visibility?: Visibility;
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   allowMemberPosts?: boolean;
 
@@ -48,8 +40,7 @@ export class UpdateSettingsDto extends TenantBodyDto {
   @Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' ? value.trim().toLowerCase() : value,
   )
-  @ValidateIf((_, value) => value !== null)
-  @IsOptional()
+  @OptionalNullable()
   @IsString()
   @MaxLength(253)
   @Matches(HOSTNAME_PATTERN, { message: 'customDomain must be a hostname such as community.example.com' })

@@ -1,7 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { IsISO8601, IsString, MaxLength, MinLength } from 'class-validator';
 import { TaskStatus } from '../../../generated/prisma/enums';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 export class CreateTaskDto extends TenantBodyDto {
   /** 1–200 characters */
@@ -11,13 +12,13 @@ export class CreateTaskDto extends TenantBodyDto {
   title: string;
 
   /** up to 5000 characters; default empty */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(5000)
   description?: string;
 
   /** ISO-8601 date-time */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(40)
   @IsISO8601({ strict: true }, { message: 'dueAt must be an ISO-8601 date-time' })

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, PartialType } from '@nestjs/swagger';
-import { IsBoolean, IsDateString, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsDateString, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { IsHttpUrl, MAX_URL_LENGTH } from './url-rules';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 export class CreateAdvertisementDto extends TenantBodyDto {
   @IsString()
@@ -22,7 +23,7 @@ export class CreateAdvertisementDto extends TenantBodyDto {
 
   /** where the client shows it (a-z, 0-9, '-', '_'); default 'sidebar' */
   @ApiPropertyOptional({ default: 'sidebar' })
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(40)
   @Matches(/^[a-z0-9_-]+$/, { message: 'placement must be 1-40 of a-z, 0-9, - and _' })
@@ -39,13 +40,19 @@ export class CreateAdvertisementDto extends TenantBodyDto {
   endsAt: string;
 
   @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   isActive?: boolean;
 }
 
-/** Any subset of the create fields; the resulting window must still have startsAt < endsAt. */
-export class UpdateAdvertisementDto extends PartialType(CreateAdvertisementDto) {}
+/**
+ * Any subset of the create fields; the resulting window must still have startsAt < endsAt.
+ * skipNullProperties: false: a field left out keeps its value, but `null` is validated (and refused)
+ * instead of being waved through by the @IsOptional() PartialType adds by default.
+ */
+export class UpdateAdvertisementDto extends PartialType(CreateAdvertisementDto, {
+  skipNullProperties: false,
+}) {}
 
 export class AdvertisementDto {
   id: string;

@@ -1,15 +1,8 @@
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsOptional,
-  IsString,
-  Length,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Length, MaxLength, ValidateNested } from 'class-validator';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { IsHttpUrlOrPath, MAX_URL_LENGTH } from './url-rules';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 export const MAX_SIDEBAR_ITEMS = 50;
 
@@ -26,7 +19,7 @@ export class SidebarItemDto {
   url: string;
 
   /** an icon name, at most 60 characters */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(60)
   icon?: string;

@@ -1,7 +1,8 @@
 import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, registerDecorator } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min, registerDecorator } from 'class-validator';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { parseOrigin } from './origin';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 export const EMBED_TTL = { min: 60, max: 86_400, default: 3_600 } as const;
 
@@ -18,7 +19,7 @@ function IsOrigin() {
 
 export class CreateEmbedSessionDto extends TenantBodyDto {
   /** the only page origin allowed to frame the embed, e.g. https://app.example.com */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(300)
   @IsOrigin()
@@ -26,14 +27,14 @@ export class CreateEmbedSessionDto extends TenantBodyDto {
   allowedOrigin?: string;
 
   /** lifetime of the session and its token, 60–86400 seconds (default 3600) */
-  @IsOptional()
+  @OptionalNotNull()
   @IsInt()
   @Min(EMBED_TTL.min)
   @Max(EMBED_TTL.max)
   ttlSeconds?: number;
 
   /** your own reference for the viewer (opaque to the platform), at most 200 characters */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(200)
   userRef?: string;

@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsEmail, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsEmail, IsIn, IsString, MaxLength } from 'class-validator';
 import { ROLES } from '../../../common/access/permissions';
 import type { Role } from '../../../generated/prisma/enums';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 /** One member to add or update, matched by e-mail (case-insensitive). */
 export class MemberInputDto {
@@ -10,14 +11,14 @@ export class MemberInputDto {
   email: string;
 
   /** display name in this community (the user account is never changed); omitted keeps the member's one */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(100)
   name?: string;
 
   /** default MEMBER for a new member; omitted keeps an existing member's role */
   @ApiPropertyOptional({ enum: ROLES })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(ROLES)
   role?: Role;
 }

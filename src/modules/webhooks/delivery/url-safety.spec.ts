@@ -19,6 +19,7 @@ const dns = resolver({
   'mixed.example': ['93.184.215.14', '127.0.0.1'],
   'v6local.example': ['fd00::1'],
   'mapped.example': ['::ffff:192.168.0.1'],
+  'translated.example': ['93.184.215.14', '::ffff:0:127.0.0.1'],
   'empty.example': [],
   localhost: ['127.0.0.1', '::1'],
 });
@@ -63,6 +64,10 @@ describe('assertSafeTargetUrl refuses', () => {
     ['https://[::ffff:169.254.169.254]/', /non-public/], // IPv4-mapped metadata
     ['https://[0:0:0:0:0:ffff:10.0.0.1]:443/', /non-public/], // IPv4-mapped private, long form
     ['https://[::127.0.0.1]/', /non-public/], // deprecated IPv4-compatible
+    ['https://[::ffff:0:127.0.0.1]/', /non-public/], // RFC 6145 IPv4-translated loopback (threw in ipaddr.js)
+    ['https://[::ffff:0:7f00:1]/', /non-public/], // the same, hex spelling
+    ['https://[0:0:0:0:ffff:0:a9fe:a9fe]/', /non-public/], // RFC 6145 of 169.254.169.254
+    ['https://[::ffff:0:10.0.0.1]/', /non-public/], // RFC 6145 of a private address
     ['https://[64:ff9b::a9fe:a9fe]/', /non-public/], // NAT64 of 169.254.169.254
     ['https://[2002:7f00:1::]/', /non-public/], // 6to4 of 127.0.0.1
     ['https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', /non-public/], // Teredo client 192.0.2.45
@@ -72,6 +77,7 @@ describe('assertSafeTargetUrl refuses', () => {
     ['https://mixed.example/', /resolves to a non-public address \(127\.0\.0\.1\)/], // EVERY address must be public
     ['https://v6local.example/', /fd00::1/],
     ['https://mapped.example/', /::ffff:192\.168\.0\.1/],
+    ['https://translated.example/', /::ffff:0:127\.0\.0\.1/],
     ['https://nowhere.example/', /does not resolve/],
     ['https://empty.example/', /does not resolve/],
   ];
@@ -101,6 +107,7 @@ describe('assertSafeTargetUrl accepts public https targets on 443', () => {
     'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hooks',
     'https://[::ffff:8.8.8.8]/', // IPv4-mapped public
     'https://[64:ff9b::808:808]/', // NAT64 of 8.8.8.8
+    'https://[::ffff:0:8.8.8.8]/', // RFC 6145 IPv4-translated public: classified by its IPv4
   ])('%s', async (url) => {
     const parsed = await assertSafeTargetUrl(url, strict);
     expect(parsed.protocol).toBe('https:');
@@ -116,6 +123,30 @@ describe('a resolver that never answers', () => {
         lookup: silent,
         lookupTimeoutMs: 50,
       }),
+    ).rejects.toThrow(/does not resolve/);
+  });
+});
+
+describe('a resolver that answers garbage or throws', () => {
+  it.each<[string, unknown]>([
+    ['null', null],
+    ['a string', '93.184.215.14'],
+    ['a null entry', [null]],
+    ['an entry without an address', [{ family: 4 }]],
+    ['a numeric address', [{ address: 2130706433, family: 4 }]],
+  ])('refuses (no TypeError) when it answers %s', async (_label, garbage) => {
+    const lookup = (async () => garbage) as unknown as ResolveAll;
+    await expect(
+      assertSafeTargetUrl('https://odd.example/', { allowInsecure: false, lookup }),
+    ).rejects.toThrow(UnsafeTargetError);
+  });
+
+  it('refuses as not resolving when it throws synchronously', async () => {
+    const lookup: ResolveAll = () => {
+      throw new Error('boom');
+    };
+    await expect(
+      assertSafeTargetUrl('https://odd.example/', { allowInsecure: false, lookup }),
     ).rejects.toThrow(/does not resolve/);
   });
 });
@@ -148,9 +179,62 @@ describe('isBlockedAddress', () => {
     'fe80::1%eth0',
     'garbage',
     '',
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:0.0.0.0',
+    '[::ffff:0:192.168.1.1]',
+    '64:ff9b:1::1', // NAT64 local-use prefix
+    '2001:db8::1', // documentation
+    '127.0.0.1\u0000',
+    '1.1.1.1 ',
+    '[]',
   ])('blocks %s', (ip) => expect(isBlockedAddress(ip)).toBe(true));
-  it.each(['8.8.8.8', '1.1.1.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:1.1.1.1'])(
-    'allows %s',
-    (ip) => expect(isBlockedAddress(ip)).toBe(false),
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:1.1.1.1',
+    '::ffff:0:1.1.1.1',
+  ])('allows %s', (ip) => expect(isBlockedAddress(ip)).toBe(false));
+  it.each([null, undefined, 42, {}, ['127.0.0.1']])('blocks a non-string (%p) without throwing', (ip) =>
+    expect(isBlockedAddress(ip)).toBe(true),
   );
+});
+
+describe('isBlockedAddress never throws', () => {
+  // Every IPv6 range ipaddr.js knows, in a few spellings, plus addresses built from random bits: each
+  // one gets an answer (a throw was a 500 on create and a process exit at connect time).
+  const samples = [
+    '::',
+    '::1',
+    '::ffff:0:1.2.3.4',
+    '::ffff:1.2.3.4',
+    '64:ff9b::1.2.3.4',
+    '64:ff9b:1::1',
+    '100::1',
+    '2001::1',
+    '2001:2::1',
+    '2001:3::1',
+    '2001:4:112::1',
+    '2001:10::1',
+    '2001:20::1',
+    '2001:db8::1',
+    '2002:102:304::1',
+    '3fff::1',
+    '5f00::1',
+    'fc00::1',
+    'fe80::1',
+    'ff02::1',
+    '2620:4f:8000::1',
+  ];
+  it.each(samples)('%s', (ip) => expect(typeof isBlockedAddress(ip)).toBe('boolean'));
+
+  it('for random 128-bit addresses', () => {
+    let seed = 0x2545f491;
+    const next = () => (seed = (seed * 1103515245 + 12345) >>> 0) & 0xffff;
+    for (let i = 0; i < 5000; i++) {
+      const groups = Array.from({ length: 8 }, (_, g) => (g < 3 && i % 4 === 0 ? 0 : next()).toString(16));
+      expect(() => isBlockedAddress(groups.join(':'))).not.toThrow();
+    }
+  });
 });

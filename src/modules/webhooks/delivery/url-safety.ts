@@ -41,8 +41,11 @@ function isBlockedV6(ip: ipaddr.IPv6): boolean {
   const bytes = ip.toByteArray();
   switch (ip.range()) {
     case 'ipv4Mapped':
-    case 'rfc6145':
       return isBlockedV4(ip.toIPv4Address());
+    case 'rfc6145':
+      // ::ffff:0:a.b.c.d (IPv4-translated, SIIT). ipaddr.js's toIPv4Address() only converts the
+      // ::ffff:0:0/96 mapped form and THROWS for this one, so read the last 32 bits directly.
+      return isBlockedV4(embeddedV4(bytes, 12));
     case 'rfc6052':
       // 64:ff9b::/96 reaches the embedded IPv4 through NAT64; 64:ff9b:1::/48 is local use only.
       return ip.match(NAT64_WELL_KNOWN) ? isBlockedV4(embeddedV4(bytes, 12)) : true;
@@ -61,19 +64,21 @@ function isBlockedV6(ip: ipaddr.IPv6): boolean {
 }
 
 /**
- * True when `ip` must never be a delivery target. Unparseable input is blocked: a check that cannot
- * tell is a refusal.
+ * True when `ip` must never be a delivery target. It never throws: unparseable input, and any
+ * failure while classifying (a range this code does not know how to unwrap), is blocked, because a
+ * check that cannot tell is a refusal. A throw here would be a 500 on create/PATCH and, inside the
+ * connect-time lookup, an unhandled rejection that ends the process.
  */
-export function isBlockedAddress(ip: string): boolean {
-  const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  if (isIP(bare) === 0) return true;
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+export function isBlockedAddress(ip: unknown): boolean {
+  if (typeof ip !== 'string') return true;
   try {
-    parsed = ipaddr.parse(bare);
+    const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
+    if (isIP(bare) === 0) return true;
+    const parsed = ipaddr.parse(bare);
+    return parsed.kind() === 'ipv4' ? isBlockedV4(parsed as ipaddr.IPv4) : isBlockedV6(parsed as ipaddr.IPv6);
   } catch {
     return true;
   }
-  return parsed.kind() === 'ipv4' ? isBlockedV4(parsed as ipaddr.IPv4) : isBlockedV6(parsed as ipaddr.IPv6);
 }
 
 /** The URL host as an address literal (IPv6 without brackets), or null for a DNS name. */
@@ -130,11 +135,14 @@ export async function assertSafeTargetUrl(raw: string, options: TargetUrlOptions
   } finally {
     clearTimeout(timer);
   }
-  if (addresses.length === 0) throw new UnsafeTargetError(`url host ${url.hostname} does not resolve`);
-  const blocked = addresses.find((a) => isBlockedAddress(a.address));
-  if (blocked) {
+  // A resolver's answer is checked as data, never trusted to have the right shape: garbage is a refusal.
+  if (!Array.isArray(addresses) || addresses.length === 0) {
+    throw new UnsafeTargetError(`url host ${url.hostname} does not resolve`);
+  }
+  const blocked = addresses.find((a: ResolvedAddress | null) => isBlockedAddress(a?.address));
+  if (blocked !== undefined) {
     throw new UnsafeTargetError(
-      `url host ${url.hostname} resolves to a non-public address (${blocked.address})`,
+      `url host ${url.hostname} resolves to a non-public address (${String(blocked?.address)})`,
     );
   }
   return url;

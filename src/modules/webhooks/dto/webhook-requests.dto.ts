@@ -8,7 +8,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   IsUUID,
   Max,
@@ -19,6 +18,7 @@ import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { toInteger } from '../../../common/pagination/page-query.dto';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
 export const MAX_URL_LENGTH = 2048;
 const EVENTS_MESSAGE = `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')} (${TEST_EVENT} is sent only by the test route)`;
@@ -48,20 +48,20 @@ export class CreateWebhookDto extends TenantBodyDto {
   @IsIn(SUBSCRIBABLE_EVENTS, { each: true, message: EVENTS_MESSAGE })
   events: string[];
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(500)
   description?: string;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(MAX_URL_LENGTH)
   url?: string;
 
   @ApiPropertyOptional({ enum: SUBSCRIBABLE_EVENTS, isArray: true })
-  @IsOptional()
+  @OptionalNotNull()
   @IsArray()
   @ArrayNotEmpty()
   @ArrayMaxSize(SUBSCRIBABLE_EVENTS.length)
@@ -69,27 +69,27 @@ export class UpdateWebhookDto extends TenantBodyDto {
   @IsIn(SUBSCRIBABLE_EVENTS, { each: true, message: EVENTS_MESSAGE })
   events?: string[];
 
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(500)
   description?: string;
 
   /** false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and its failure counter cleared) */
-  @IsOptional()
+  @OptionalNotNull()
   @IsBoolean()
   isActive?: boolean;
 }
 
 /** Delivery-log paging (contract §4): limit 1–100 (default 50), offset from 0 (default 0). */
 export class DeliveryQueryDto {
-  @IsOptional()
+  @OptionalNotNull()
   @Transform(toInteger)
   @IsInt()
   @Min(1)
   @Max(100)
   limit: number = 50;
 
-  @IsOptional()
+  @OptionalNotNull()
   @Transform(toInteger)
   @IsInt()
   @Min(0)
@@ -97,12 +97,12 @@ export class DeliveryQueryDto {
   offset: number = 0;
 
   @ApiPropertyOptional({ enum: DeliveryStatus })
-  @IsOptional()
+  @OptionalNotNull()
   @IsIn(Object.values(DeliveryStatus))
   status?: DeliveryStatus;
 
   /** community id or slug (tenant resolution, spec §5) */
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(100)
   communityId?: string;
@@ -110,7 +110,7 @@ export class DeliveryQueryDto {
 
 /** The list route takes no parameters beyond the tenant's. */
 export class WebhookListQueryDto {
-  @IsOptional()
+  @OptionalNotNull()
   @IsString()
   @MaxLength(100)
   communityId?: string;

@@ -1,0 +1,532 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document and answers are untyped JSON */
+import { randomUUID } from 'node:crypto';
+import { ModulesContainer } from '@nestjs/core';
+import { JwtService } from '@nestjs/jwt';
+import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
+import { getMetadataStorage } from 'class-validator';
+import {
+  ANONYMOUS_AUTH_BODY_LIMIT_BYTES,
+  ANONYMOUS_AUTH_ROUTES,
+  BODY_LIMIT_BYTES,
+} from '../../src/bootstrap/http-app';
+import { MAX_JSON_DEPTH } from '../../src/common/http/input-safety';
+import { createTestApp, TestApp } from '../utils/app';
+import { createUser, memberWithToken } from '../utils/factories';
+import { call, CallResult } from '../utils/http';
+
+/**
+ * Hostile input on EVERY write route (issue 9, contract §1: bad input is a 4xx with the contract's
+ * body, never a 500). The routes come from the OpenAPI document the app serves, and the fields of
+ * each body from the validation metadata of the DTO the document names, so a new route or field is
+ * covered without editing this file.
+ */
+
+// class-transformer keeps @Type() in a storage it does not export from its entry point; its typings
+// exist only under types/. Read it to find a field's nested DTO (members[] → MemberInputDto).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
+  defaultMetadataStorage: MetadataStorage;
+};
+
+// Hundreds of requests per test on a shared 2-core machine. jest.config.js sets testTimeout inside
+// `projects`, where jest 30 ignores it (only the global option counts), so the file sets its own.
+jest.setTimeout(60_000);
+
+type Method = 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'GET';
+
+interface Field {
+  /** the name the API answers with, e.g. `members.0.email` */
+  path: string;
+  /** the body that puts `value` at that field and nowhere else */
+  body: (value: unknown) => Record<string, unknown>;
+  /** a string field (or a list of strings): where NUL and lone surrogates can be sent as text */
+  text: boolean;
+  /** the OpenAPI document says null is a value of it (null clears it) */
+  nullable: boolean;
+  /** an item of a list of strings: class-validator names the list (`events`), not the item */
+  listPath?: string;
+}
+
+interface WriteRoute {
+  method: Method;
+  /** the path template of the document, e.g. /api/communities/{communityId}/webhooks */
+  template: string;
+  /** name of the body schema, when the operation takes a JSON body */
+  schema: string | null;
+  rateLimited: boolean;
+  parameters: { name: string; schema?: { enum?: string[] } }[];
+}
+
+/**
+ * Every class a controller method takes as an argument, by name: the body DTOs the document's
+ * schemas are named after (a class such as AddMemberDto that only inherits its rules has none of
+ * its own in class-validator's storage, so it is found through the route, not the storage).
+ */
+function routeArgumentClasses(app: TestApp['app']): Map<string, new () => object> {
+  const byName = new Map<string, new () => object>();
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const proto = (wrapper.metatype as { prototype?: object } | null)?.prototype;
+      if (!proto) continue;
+      for (const method of Object.getOwnPropertyNames(proto)) {
+        const types: unknown[] = Reflect.getMetadata('design:paramtypes', proto, method) ?? [];
+        for (const type of types) {
+          if (typeof type === 'function' && type.name) byName.set(type.name, type as new () => object);
+        }
+      }
+    }
+  }
+  return byName;
+}
+
+function classNamed(name: string, classes: Map<string, new () => object>): new () => object {
+  const cls = classes.get(name);
+  if (!cls) throw new Error(`no route takes a class named ${name}`);
+  return cls;
+}
+
+function propertiesOf(cls: new () => object): string[] {
+  const metas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+  return [...new Set(metas.map((m) => m.propertyName))];
+}
+
+/** Rules that only a string passes: a property under one of them is text even when typed as a union (Role). */
+const STRING_RULES = new Set([
+  'isString',
+  'isEmail',
+  'isUrl',
+  'matches',
+  'isIn',
+  'isDateString',
+  'isISO8601',
+]);
+
+function hasStringRule(cls: new () => object, property: string): boolean {
+  return getMetadataStorage()
+    .getTargetValidationMetadatas(cls, '', true, false)
+    .some((m) => m.propertyName === property && m.name !== undefined && STRING_RULES.has(m.name));
+}
+
+/** Every field of a body, nested DTOs included (a list of them is entered through its first item). */
+function fieldsOf(
+  cls: new () => object,
+  schemas: Record<string, any>,
+  schemaName: string,
+  prefix = '',
+  wrap: (inner: Record<string, unknown>) => Record<string, unknown> = (inner) => inner,
+): Field[] {
+  const schemaProps: Record<string, any> = schemas[schemaName]?.properties ?? {};
+  const names = new Set([...propertiesOf(cls), ...Object.keys(schemaProps)]);
+  const fields: Field[] = [];
+  for (const name of names) {
+    const type = Reflect.getMetadata('design:type', cls.prototype, name);
+    const nested = defaultMetadataStorage.findTypeMetadata(cls, name)?.typeFunction?.() as
+      (new () => object) | undefined;
+    const path = prefix ? `${prefix}.${name}` : name;
+    if (nested && nested !== String) {
+      const element = type === Array;
+      fields.push(
+        ...fieldsOf(nested, schemas, nested.name, element ? `${path}.0` : path, (inner) =>
+          wrap({ [name]: element ? [inner] : inner }),
+        ),
+      );
+    }
+    const list = type === Array;
+    fields.push({
+      path,
+      body: (value) => wrap({ [name]: value }),
+      text: type === String || (list && !nested) || hasStringRule(cls, name),
+      nullable: schemaProps[name]?.nullable === true,
+    });
+    if (list && !nested) {
+      // a list of strings (webhook events, API-key scopes): its items are fields too
+      fields.push({
+        path: `${path}.0`,
+        body: (value) => wrap({ [name]: [value] }),
+        text: true,
+        nullable: false,
+        listPath: path,
+      });
+    }
+  }
+  return fields;
+}
+
+function writeRoutes(doc: any): WriteRoute[] {
+  const routes: WriteRoute[] = [];
+  for (const [template, operations] of Object.entries<any>(doc.paths)) {
+    for (const [method, op] of Object.entries<any>(operations)) {
+      if (!['post', 'put', 'patch'].includes(method)) continue;
+      const ref: string | undefined = op.requestBody?.content?.['application/json']?.schema?.$ref;
+      routes.push({
+        method: method.toUpperCase() as Method,
+        template,
+        schema: ref ? ref.split('/').pop()! : null,
+        rateLimited: '429' in (op.responses ?? {}),
+        parameters: op.parameters ?? [],
+      });
+    }
+  }
+  return routes;
+}
+
+/** [[[…]]] nested `depth` levels under a communityId field (so the top level counts as one). */
+function nestedBody(depth: number): string {
+  return `{"communityId":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+}
+
+function expectContract400(res: CallResult, field?: string, orField?: string) {
+  expect(res.status).toBe(400);
+  expect(res.body).toMatchObject({ success: false, code: 'VALIDATION_ERROR' });
+  expect(typeof res.body.error).toBe('string');
+  if (field !== undefined) {
+    const named: string[] = (res.body.details ?? []).map((d: { field: string }) => d.field);
+    expect(named.includes(field) || (orField !== undefined && named.includes(orField)) ? field : named).toBe(
+      field,
+    );
+  }
+}
+
+describe('hostile input on every write route (generated from the OpenAPI document)', () => {
+  let t: TestApp;
+  let doc: any;
+  let routes: WriteRoute[];
+  let owner: Awaited<ReturnType<typeof memberWithToken>>;
+  let classes: Map<string, new () => object>;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    const res = await call(t.app, 'GET', '/api/docs-json');
+    doc = res.body;
+    routes = writeRoutes(doc);
+    classes = routeArgumentClasses(t.app);
+    owner = await memberWithToken(t.app, { plan: 'ENTERPRISE', role: 'OWNER' });
+    // platform routes (create a community) are validated only after the platform-admin check
+    await t.prisma.user.update({ where: { id: owner.user.id }, data: { isPlatformAdmin: true } });
+  });
+  afterAll(() => t.close());
+
+  /** The route's URL for the owner's community: random uuids for other ids, the first value of an enum. */
+  function urlOf(route: WriteRoute, override: Record<string, string> = {}): string {
+    return route.template.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      if (name in override) return override[name];
+      if (name === 'communityId') return owner.community.id;
+      const enumValues = route.parameters.find((p) => p.name === name)?.schema?.enum;
+      return enumValues?.[0] ?? randomUUID();
+    });
+  }
+
+  /** A caller who passes auth, tenant, feature and permission checks (a fresh one where a route is rate-limited). */
+  async function callerFor(route: WriteRoute): Promise<string> {
+    if (!route.rateLimited) return owner.token;
+    const fresh = await memberWithToken(t.app, { communityId: owner.community.id, role: 'OWNER' });
+    return fresh.token;
+  }
+
+  function send(route: WriteRoute, token: string, body: unknown, url = urlOf(route)) {
+    return call(t.app, route.method as 'POST' | 'PUT' | 'PATCH', url, { token, body });
+  }
+
+  it('finds the write routes and their bodies in the document', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(20);
+    const withBody = routes.filter((r) => r.schema);
+    expect(withBody.length).toBeGreaterThanOrEqual(15);
+    for (const route of withBody) {
+      const fields = fieldsOf(classNamed(route.schema!, classes), doc.components.schemas, route.schema!);
+      expect(fields.length).toBeGreaterThan(0);
+    }
+    expect(routes.map((r) => `${r.method} ${r.template}`)).toEqual(
+      expect.arrayContaining([
+        'POST /api/auth/login',
+        'POST /api/sdk/members/bulk',
+        'PATCH /api/sdk/community/settings',
+        'POST /api/communities/{communityId}/webhooks',
+      ]),
+    );
+  });
+
+  describe('JSON nesting limit, enforced while parsing', () => {
+    it(`every write route answers 400 past ${MAX_JSON_DEPTH} levels, before authentication`, async () => {
+      for (const route of routes) {
+        for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {
+          const res = await send(route, owner.token, nestedBody(depth));
+          expect({ route: route.template, depth, status: res.status }).toEqual({
+            route: route.template,
+            depth,
+            status: 400,
+          });
+          expect(res.body).toEqual({
+            success: false,
+            error: `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`,
+            code: 'VALIDATION_ERROR',
+            details: [],
+          });
+        }
+        // anonymous too: the parser runs before any guard
+        const anonymous = await call(t.app, route.method as 'POST', urlOf(route), {
+          body: nestedBody(5_000),
+        });
+        expect(anonymous.status).toBe(400);
+      }
+    });
+
+    it(`parses a body of exactly ${MAX_JSON_DEPTH} levels (it reaches validation)`, async () => {
+      const res = await call(t.app, 'POST', '/api/auth/login', { body: nestedBody(MAX_JSON_DEPTH) });
+      expectContract400(res, 'communityId');
+      expect(res.body.error).not.toMatch(/nested deeper/);
+    });
+
+    it('does not count brackets inside strings', async () => {
+      const res = await call(t.app, 'POST', '/api/auth/login', {
+        body: { email: 'nobody@example.test', password: `"[{\\"${'[{'.repeat(100)}` },
+      });
+      expect(res.status).toBe(401);
+    });
+
+    it('keeps the prototype-poisoning protection of the default parser', async () => {
+      const res = await call(t.app, 'POST', '/api/auth/login', {
+        body: '{"email":"a@example.test","password":"x","__proto__":{"isPlatformAdmin":true}}',
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        success: false,
+        code: 'VALIDATION_ERROR',
+        error: 'Malformed JSON body',
+      });
+    });
+
+    it('answers a 900 KB nested body with 413 on the anonymous auth routes and 400 elsewhere', async () => {
+      const huge = nestedBody(450_000);
+      expect(huge.length).toBeGreaterThan(ANONYMOUS_AUTH_BODY_LIMIT_BYTES);
+      expect(huge.length).toBeLessThan(BODY_LIMIT_BYTES);
+      for (const route of routes) {
+        const res = await send(route, owner.token, huge);
+        const expected = ANONYMOUS_AUTH_ROUTES.includes(route.template) ? 413 : 400;
+        expect({ route: route.template, status: res.status }).toEqual({
+          route: route.template,
+          status: expected,
+        });
+        expect(res.body.success).toBe(false);
+      }
+    });
+  });
+
+  describe('NUL characters and lone surrogates in every string of every body', () => {
+    const hostile: [string, string][] = [
+      ['a NUL character', 'ok\u0000ok'],
+      ['a lone high surrogate', 'ok\ud800ok'],
+      ['a lone low surrogate', '\udc00'],
+    ];
+
+    it.each(hostile)('%s → 400 naming the field', async (_label, value) => {
+      let cases = 0;
+      for (const route of routes.filter((r) => r.schema)) {
+        const fields = fieldsOf(classNamed(route.schema!, classes), doc.components.schemas, route.schema!);
+        for (const field of fields.filter((f) => f.text)) {
+          // JSON.stringify writes a lone surrogate as a \ud800 escape: exactly what a hostile client sends
+          const res = await send(route, owner.token, field.body(value));
+          expect({
+            route: `${route.method} ${route.template}`,
+            field: field.path,
+            status: res.status,
+          }).toEqual({
+            route: `${route.method} ${route.template}`,
+            field: field.path,
+            status: 400,
+          });
+          expectContract400(res, field.path);
+          cases++;
+        }
+      }
+      expect(cases).toBeGreaterThanOrEqual(30);
+    });
+
+    it('refuses them in a field name as well', async () => {
+      const res = await call(t.app, 'POST', '/api/auth/login', {
+        body: { email: 'a@example.test', password: 'x', ['e\u0000vil']: 1 },
+      });
+      expectContract400(res);
+    });
+
+    it('an anonymous login with a lone surrogate in the e-mail is a 400, not a 500', async () => {
+      const res = await call(t.app, 'POST', '/api/auth/login', {
+        body: { email: 'user\ud800@example.test', password: 'x' },
+      });
+      expectContract400(res, 'email');
+    });
+
+    it('refuses NUL in the query string (GET /api/sdk/members?search=%00)', async () => {
+      const res = await call(t.app, 'GET', '/api/sdk/members?search=%00', { token: owner.token });
+      expectContract400(res, 'search');
+      const tenant = await call(t.app, 'GET', '/api/sdk/members?communityId=x%00', { token: owner.token });
+      expectContract400(tenant, 'communityId');
+    });
+
+    it('refuses NUL in every path parameter of every route', async () => {
+      let cases = 0;
+      for (const [template, operations] of Object.entries<any>(doc.paths)) {
+        const names = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+        for (const method of Object.keys(operations)) {
+          for (const name of names) {
+            const route: WriteRoute = {
+              method: method.toUpperCase() as Method,
+              template,
+              schema: null,
+              rateLimited: false,
+              parameters: operations[method].parameters ?? [],
+            };
+            const url = urlOf(route, { [name]: 'x%00y' });
+            const res = await call(t.app, route.method, url, { token: owner.token });
+            expect({ url, method, status: res.status }).toEqual({ url, method, status: 400 });
+            expectContract400(res, name);
+            cases++;
+          }
+        }
+      }
+      expect(cases).toBeGreaterThanOrEqual(10);
+    });
+  });
+
+  describe('null where a field is not nullable', () => {
+    it('every optional (or required) non-nullable field refuses null with a 400 naming it', async () => {
+      let cases = 0;
+      for (const route of routes.filter((r) => r.schema)) {
+        const fields = fieldsOf(classNamed(route.schema!, classes), doc.components.schemas, route.schema!);
+        for (const field of fields.filter((f) => !f.nullable)) {
+          const res = await send(route, await callerFor(route), field.body(null));
+          expect({
+            route: `${route.method} ${route.template}`,
+            field: field.path,
+            status: res.status,
+          }).toEqual({
+            route: `${route.method} ${route.template}`,
+            field: field.path,
+            status: 400,
+          });
+          expectContract400(res, field.path, field.listPath);
+          cases++;
+        }
+      }
+      expect(cases).toBeGreaterThanOrEqual(40);
+    });
+
+    it('accepts null where the document says it clears the field (custom domain, branding)', async () => {
+      let cases = 0;
+      for (const route of routes.filter((r) => r.schema)) {
+        const fields = fieldsOf(classNamed(route.schema!, classes), doc.components.schemas, route.schema!);
+        for (const field of fields.filter((f) => f.nullable)) {
+          const res = await send(route, await callerFor(route), field.body(null));
+          expect({ field: field.path, status: res.status }).toEqual({ field: field.path, status: 200 });
+          cases++;
+        }
+      }
+      expect(cases).toBeGreaterThanOrEqual(5);
+    });
+  });
+
+  describe('body limits of the anonymous auth routes', () => {
+    it.each(ANONYMOUS_AUTH_ROUTES)(`%s refuses a body over 16 KiB with 413`, async (url) => {
+      const body = { email: 'a@example.test', password: 'x'.repeat(ANONYMOUS_AUTH_BODY_LIMIT_BYTES) };
+      const res = await call(t.app, 'POST', url, { body });
+      expect(res.status).toBe(413);
+      expect(res.body).toEqual({
+        success: false,
+        error: 'Request body is larger than 16 KiB',
+        code: 'PAYLOAD_TOO_LARGE',
+      });
+    });
+
+    it('keeps 1 MiB elsewhere: a 20 KiB body reaches validation', async () => {
+      const res = await call(t.app, 'PATCH', '/api/sdk/community/settings', {
+        token: owner.token,
+        body: { description: 'x'.repeat(20 * 1024) },
+      });
+      expectContract400(res, 'description');
+    });
+
+    it('a body just under the limit is still read', async () => {
+      const res = await call(t.app, 'POST', '/api/auth/login', {
+        body: { email: 'nobody@example.test', password: 'x'.repeat(ANONYMOUS_AUTH_BODY_LIMIT_BYTES - 100) },
+      });
+      expect(res.status).not.toBe(413);
+      expect(res.status).toBeLessThan(500);
+    });
+  });
+});
+
+describe('a well-signed token with malformed claims', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 401, never 500, on authenticated and tenant routes', async () => {
+    const user = await createUser(t.app);
+    const member = await memberWithToken(t.app, { plan: 'ENTERPRISE' });
+    const jwt = t.app.get(JwtService);
+    const good = {
+      userId: user.id,
+      email: user.email,
+      role: null,
+      tenantId: null,
+      tenantSchema: 'public',
+      typ: 'access',
+      sid: randomUUID(),
+    };
+    const forged = [
+      { ...good, userId: 'not-a-uuid' },
+      { ...good, userId: `${user.id}\u0000` },
+      { ...good, userId: 42 },
+      { ...good, sid: 'not-a-uuid' },
+      { ...good, tenantId: 'not-a-uuid' },
+      { ...good, tenantId: 7 },
+      { ...good, role: 'SUPERUSER' },
+      { ...good, email: null },
+    ];
+    for (const claims of forged) {
+      const token = jwt.sign(claims, { expiresIn: 60 });
+      for (const url of ['/api/admin/sdk/me', '/api/sdk/members']) {
+        const res = await call(t.app, 'GET', url, {
+          token,
+          headers: { 'x-tenant-id': member.community.id },
+        });
+        expect({ claims, url, status: res.status }).toEqual({ claims, url, status: 401 });
+        expect(res.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
+      }
+    }
+    const sane = await call(t.app, 'GET', '/api/admin/sdk/me', { token: jwt.sign(good, { expiresIn: 60 }) });
+    expect(sane.status).toBe(200);
+  });
+});
+
+describe('webhook URL guard: the RFC 6145 IPv4-translated form', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('is a 400 on create and on PATCH, not a 500', async () => {
+    const owner = await memberWithToken(t.app, { plan: 'ENTERPRISE' });
+    const base = `/api/communities/${owner.community.id}/webhooks`;
+    for (const url of ['https://[::ffff:0:127.0.0.1]/', 'https://[::ffff:0:169.254.169.254]/hooks']) {
+      const created = await call(t.app, 'POST', base, {
+        token: owner.token,
+        body: { url, events: ['member.joined'] },
+      });
+      expectContract400(created, 'url');
+      expect(created.body.error).toMatch(/non-public address/);
+    }
+    const ok = await call(t.app, 'POST', base, {
+      token: owner.token,
+      body: { url: 'https://93.184.215.14/hooks', events: ['member.joined'] },
+    });
+    expect(ok.status).toBe(201);
+    const patched = await call(t.app, 'PATCH', `${base}/${ok.body.data.id}`, {
+      token: owner.token,
+      body: { url: 'https://[::ffff:0:127.0.0.1]/' },
+    });
+    expectContract400(patched, 'url');
+  });
+});
