@@ -295,6 +295,22 @@ describe("the service's own hostnames", () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the verification route and the pending domain with its TXT record', async () => {
+    const doc = (await call(t.app, 'GET', '/api/docs-json')).body;
+    const verifyRoute = doc.paths['/api/sdk/community/custom-domain/verify'].post;
+    expect(verifyRoute.summary).toMatch(/TXT record/);
+    expect(Object.keys(verifyRoute.responses)).toEqual(expect.arrayContaining(['200', '400', '403', '409']));
+    const { schemas } = doc.components;
+    expect(schemas.SettingsDto.properties.customDomainPending).toBeDefined();
+    expect(schemas.SdkCommunityDto.properties.customDomainPending).toBeDefined();
+    expect(schemas.TxtRecordDto.properties).toMatchObject({
+      name: expect.any(Object),
+      value: expect.any(Object),
+    });
+  });
+});
+
 describe('configuration of custom-domain verification', () => {
   it('always protects localhost and the PUBLIC_BASE_URL host, adding SERVICE_HOSTNAMES (lower-cased)', () => {
     expect(loadConfig({}).config.serviceHostnames).toEqual(['localhost']);

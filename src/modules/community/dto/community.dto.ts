@@ -31,7 +31,9 @@ export class TxtRecordDto {
 export class CustomDomainPendingDto {
   @ApiProperty({ example: 'community.example.com' })
   domain: string;
+  @ApiProperty({ type: TxtRecordDto })
   txtRecord: TxtRecordDto;
+  @ApiProperty({ type: Date })
   requestedAt: Date;
 }
 
