@@ -9,8 +9,10 @@ import {
   Max,
   Min,
   validateSync,
+  ValidateBy,
 } from 'class-validator';
 import ms from 'ms';
+import { isIP } from 'node:net';
 
 /** Accepts `250ms`, `5s`, `5m`, `2h`, `7d` (the `ms` package's syntax). */
 const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d|w)$/;
@@ -19,6 +21,33 @@ const toBool = ({ value }: { value: unknown }) =>
   value === undefined ? undefined : value === true || value === 'true' || value === '1';
 const toInt = ({ value }: { value: unknown }) =>
   value === undefined || value === '' ? undefined : Number(value);
+
+/** A DNS name (single labels such as `localhost` too), optionally ending in a dot. */
+const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
+
+/** One DNS server as Node's resolver takes it: `1.2.3.4`, `1.2.3.4:5353`, `::1` or `[::1]:5353`. */
+function isDnsServer(entry: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
+  const withPort = /^([^:]+):(\d{1,5})$/.exec(entry);
+  const [address, port] = bracketed
+    ? [bracketed[1], bracketed[2]]
+    : withPort
+      ? [withPort[1], withPort[2]]
+      : [entry, undefined];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
+  return bracketed || !withPort ? isIP(address) !== 0 : isIP(address) === 4;
+}
+
+/** A comma-separated setting each of whose entries passes `check`. */
+const IsListOf = (check: (entry: string) => boolean, message: string) =>
+  ValidateBy({
+    name: 'isListOf',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'string' && value.split(',').every((entry) => check(entry.trim())),
+      defaultMessage: () => message,
+    },
+  });
 
 /** A development-only key so that every local process (API, worker, CLI) agrees; never in production. */
 export const DEV_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 'community-platform-dev-key').toString('base64');
@@ -45,6 +74,22 @@ export class AppConfig {
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
   PUBLIC_BASE_URL?: string;
+
+  /**
+   * Further names the service answers on (comma-separated); with localhost and PUBLIC_BASE_URL's
+   * host they can never be claimed as a community's custom domain, nor resolve to one.
+   */
+  @IsOptional()
+  @IsListOf((entry) => HOSTNAME.test(entry), 'SERVICE_HOSTNAMES must be a comma-separated list of hostnames')
+  SERVICE_HOSTNAMES?: string;
+
+  /** DNS servers that custom-domain verification asks for TXT records; unset: the system's. */
+  @IsOptional()
+  @IsListOf(
+    isDnsServer,
+    'DNS_RESOLVER must be a comma-separated list of IP addresses with optional ports, e.g. 127.0.0.1:5353',
+  )
+  DNS_RESOLVER?: string;
 
   @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_URL must be a postgresql:// URL' })
   DATABASE_URL = 'postgresql://postgres@127.0.0.1:5432/community_platform';
@@ -166,6 +211,18 @@ export class AppConfig {
   }
   get publicBaseUrl(): string {
     return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
+  }
+  /** The names the service answers on, lower-case: localhost, PUBLIC_BASE_URL's host, SERVICE_HOSTNAMES. */
+  get serviceHostnames(): string[] {
+    const listed = (this.SERVICE_HOSTNAMES ?? '').split(',').map((name) => name.trim());
+    const names = ['localhost', new URL(this.publicBaseUrl).hostname, ...listed]
+      .map((name) => name.toLowerCase().replace(/\.$/, ''))
+      .filter((name) => name !== '');
+    return [...new Set(names)];
+  }
+  /** DNS servers for verification lookups, or undefined for the system's. */
+  get dnsResolvers(): string[] | undefined {
+    return this.DNS_RESOLVER?.split(',').map((entry) => entry.trim());
   }
 }
 

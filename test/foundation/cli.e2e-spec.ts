@@ -3,7 +3,7 @@ import { createCliContext } from '../../src/cli/cli-context';
 import { runCli } from '../../src/cli/main';
 import { DEMO_PASSWORD, formatSeedReport, seedDemo } from '../../src/cli/seed';
 import { createTestApp, TestApp } from '../utils/app';
-import { unique } from '../utils/factories';
+import { createCommunity, unique } from '../utils/factories';
 import { call } from '../utils/http';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
@@ -125,6 +125,63 @@ describe('CLI (contract §6)', () => {
     const taken = await cli('community:create', '--name', 'b', '--slug', slug, '--owner', email);
     expect(taken.code).toBe(1);
     expect(taken.err).toMatch(/taken/);
+  });
+
+  it('community:verify-domain activates the pending custom domain without a DNS check', async () => {
+    const host = `${unique('forum')}.example.com`;
+    const community = await createCommunity(t.app, {
+      plan: 'ENTERPRISE',
+      customDomain: `${unique('old')}.example.com`,
+    });
+    await t.prisma.community.update({
+      where: { id: community.id },
+      data: {
+        customDomainPending: host,
+        customDomainToken: 't'.repeat(32),
+        customDomainRequestedAt: new Date(),
+      },
+    });
+    const res = await cli('community:verify-domain', '--community', community.slug);
+    expect(res).toMatchObject({ code: 0 });
+    expect(res.out).toContain(`Verified custom domain ${host} for ${community.slug}`);
+    expect(await t.prisma.community.findUniqueOrThrow({ where: { id: community.id } })).toMatchObject({
+      customDomain: host,
+      customDomainPending: null,
+      customDomainToken: null,
+    });
+    const events = await t.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
+    expect(events.map((e) => e.eventType)).toEqual(['community.updated']);
+
+    // Nothing pending any more: a second run says so.
+    const again = await cli('community:verify-domain', '--community', community.id);
+    expect(again.code).toBe(1);
+    expect(again.err).toMatch(/no pending custom domain/);
+  });
+
+  it('community:verify-domain refuses a domain active in another community, and lists itself in --help', async () => {
+    const host = `${unique('taken')}.example.com`;
+    await createCommunity(t.app, { plan: 'ENTERPRISE', customDomain: host });
+    const late = await createCommunity(t.app, { plan: 'ENTERPRISE' });
+    await t.prisma.community.update({
+      where: { id: late.id },
+      data: {
+        customDomainPending: host,
+        customDomainToken: 't'.repeat(32),
+        customDomainRequestedAt: new Date(),
+      },
+    });
+    const res = await cli('community:verify-domain', '--community', late.slug);
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(/used by another community/);
+    expect((await t.prisma.community.findUniqueOrThrow({ where: { id: late.id } })).customDomain).toBeNull();
+
+    expect((await cli('community:verify-domain')).err).toMatch(/--community is required/);
+    expect((await cli('community:verify-domain', '--community', 'no-such-community')).err).toMatch(
+      /No community with id or slug/,
+    );
+    expect((await cli('--help')).out).toMatch(
+      /community:verify-domain --community S .*pending custom domain/,
+    );
   });
 
   it('refuses a role name that is not a role', async () => {

@@ -1,6 +1,11 @@
-import { Body, Controller, Get, Patch, Query } from '@nestjs/common';
+import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { AllowApiKey, RequirePermission, TenantScoped } from '../../common/decorators/auth.decorators';
+import {
+  AllowApiKey,
+  RequireFeature,
+  RequirePermission,
+  TenantScoped,
+} from '../../common/decorators/auth.decorators';
 import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { TenantContext } from '../../common/http/request-context';
@@ -44,14 +49,37 @@ export class CommunityController {
   @ApiEndpoint({
     summary: 'Change settings (only the fields sent)',
     description:
-      'A non-null customDomain needs the custom_domain feature (403 FEATURE_NOT_AVAILABLE); null removes it; ' +
-      'a domain used by another community is 409. Emits community.updated when a value changed.',
+      'A non-null customDomain needs the custom_domain feature (403 FEATURE_NOT_AVAILABLE). It is recorded as ' +
+      'pending (customDomainPending, with the DNS TXT record to publish) and resolves nothing until verified ' +
+      'with POST /api/sdk/community/custom-domain/verify; the active customDomain keeps serving until then. ' +
+      "Sending the active domain again cancels a pending one; null removes both. The service's own hostnames " +
+      '(SERVICE_HOSTNAMES) are 400; a domain active in another community is 409. ' +
+      'Emits community.updated when a value changed.',
     auth: 'jwt-or-api-key',
     response: SettingsDto,
     errors: [403, 409],
   })
   updateSettings(@Body() dto: UpdateSettingsDto, @CurrentTenant() tenant: TenantContext) {
     return this.community.updateSettings(tenant, dto);
+  }
+
+  @Post('custom-domain/verify')
+  @RequirePermission('COMMUNITY_MANAGE')
+  @RequireFeature('custom_domain')
+  @ApiEndpoint({
+    summary: 'Verify the pending custom domain through its DNS TXT record',
+    description:
+      'Looks up customDomainPending.txtRecord.name; when one of its TXT values equals txtRecord.value the pending ' +
+      'domain becomes the active customDomain (requests with that Host resolve to this community) and the ' +
+      'previous one stops. No pending domain, or a TXT record that is missing or different, is 400 ' +
+      'VALIDATION_ERROR saying what to publish; a domain active in another community is 409. ' +
+      'Emits community.updated.',
+    auth: 'jwt-or-api-key',
+    response: SettingsDto,
+    errors: [403, 409],
+  })
+  verifyDomain(@Body() _body: TenantBodyDto, @CurrentTenant() tenant: TenantContext) {
+    return this.community.verifyDomain(tenant);
   }
 
   @Patch('branding')

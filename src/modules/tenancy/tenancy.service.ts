@@ -47,7 +47,7 @@ export class TenancyService {
     private readonly prisma: PrismaService,
     config: AppConfig,
   ) {
-    this.ownHostnames = new Set(['localhost', new URL(config.publicBaseUrl).hostname.toLowerCase()]);
+    this.ownHostnames = new Set(config.serviceHostnames);
   }
 
   /** The explicit (non-credential) candidates of spec §5, highest first: host, then the request's fields. */
@@ -122,9 +122,14 @@ export class TenancyService {
     return UUID.test(ref) ? { id: ref.toLowerCase() } : { slug: ref.toLowerCase() };
   }
 
-  /** A custom domain on Host wins over everything (spec §5.1); the service's own names never match. */
+  /**
+   * A verified custom domain on Host wins over everything (spec §5.1). The service's own names
+   * (SERVICE_HOSTNAMES, localhost, PUBLIC_BASE_URL's host) never match, whatever a row holds, and a
+   * pending domain lives in another column, so it resolves nothing until verified.
+   */
   private async communityByHost(request: AppRequest): Promise<{ id: string } | null> {
-    const hostname = (request.hostname ?? '').toLowerCase().replace(/:\d+$/, '');
+    // A fully qualified name's trailing dot names the same host: strip it before comparing.
+    const hostname = (request.hostname ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (!hostname || this.ownHostnames.has(hostname) || isIP(hostname.replace(/^\[|\]$/g, ''))) return null;
     return this.prisma.community.findUnique({ where: { customDomain: hostname }, select: { id: true } });
   }

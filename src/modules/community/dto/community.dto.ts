@@ -13,14 +13,42 @@ export class BrandingDto {
   accentColor: string | null;
 }
 
+/** A DNS TXT record to publish. */
+export class TxtRecordDto {
+  /** the record's name: `_cp-challenge.` + the domain */
+  @ApiProperty({ example: '_cp-challenge.community.example.com' })
+  name: string;
+  /** the record's value: `cp-verify=` + a random token */
+  @ApiProperty({ example: 'cp-verify=Jx3q9V2mB7kK1dQwZ0pR5sT8uY4aC6eF' })
+  value: string;
+}
+
+/**
+ * A requested custom domain that resolves nothing yet: publish `txtRecord`, then call
+ * `POST /api/sdk/community/custom-domain/verify`. The active `customDomain` (if any) keeps
+ * serving until then.
+ */
+export class CustomDomainPendingDto {
+  @ApiProperty({ example: 'community.example.com' })
+  domain: string;
+  @ApiProperty({ type: TxtRecordDto })
+  txtRecord: TxtRecordDto;
+  @ApiProperty({ type: Date })
+  requestedAt: Date;
+}
+
 export class SettingsDto {
   name: string;
   description: string;
   @ApiProperty({ enum: Visibility })
   visibility: Visibility;
   allowMemberPosts: boolean;
+  /** the verified domain: requests with this Host resolve to the community */
   @ApiProperty({ nullable: true, type: String })
   customDomain: string | null;
+  /** a requested domain waiting for its DNS TXT record to be verified */
+  @ApiProperty({ nullable: true, type: CustomDomainPendingDto })
+  customDomainPending: CustomDomainPendingDto | null;
 }
 
 /** The community (contract §7, as the service routes give it) with its settings and branding. */
@@ -29,6 +57,9 @@ export class SdkCommunityDto extends CommunityDto {
   @ApiProperty({ enum: Visibility })
   visibility: Visibility;
   allowMemberPosts: boolean;
+  /** a requested domain waiting for its DNS TXT record to be verified (see settings) */
+  @ApiProperty({ nullable: true, type: CustomDomainPendingDto })
+  customDomainPending: CustomDomainPendingDto | null;
   branding: BrandingDto;
   updatedAt: Date;
 }
