@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '../config/config.module';
 import { AdminModule } from '../modules/admin/admin.module';
+import { CommunityModule } from '../modules/community/community.module';
 import { AuthModule } from '../modules/auth/auth.module';
 import { EventsModule } from '../modules/events/events.module';
 import { MembershipsModule } from '../modules/members/memberships.module';
@@ -20,6 +21,7 @@ import { PrismaModule } from '../prisma/prisma.module';
     AuthModule,
     MembershipsModule,
     AdminModule,
+    CommunityModule,
   ],
 })
 export class CliModule {}

@@ -2,15 +2,12 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { isEmail } from 'class-validator';
 import { AppError } from '../common/errors/app-error';
 import { toErrorResponse } from '../common/errors/error-response';
-import { AppConfig } from '../config/app-config';
 import { Plan, Role } from '../generated/prisma/enums';
 import { ApiKeysService } from '../modules/admin/api-keys.service';
 import { CommunitiesService } from '../modules/admin/communities.service';
 import { SLUG_PATTERN } from '../modules/admin/dto/create-community.dto';
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
-import { DnsTxtLookup } from '../modules/community/domain-challenge';
-import { OutboxService } from '../modules/events/outbox.service';
 import { MembershipsService } from '../modules/members/memberships.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { PrismaService } from '../prisma/prisma.service';
@@ -184,15 +181,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { community: { type: 'string' } },
     async run(app, options) {
       const community = await communityOf(app, required(options, 'community'));
-      // The CLI does not load the API's CommunityModule; everything its service needs is in the CLI's context.
-      const config = app.get(AppConfig);
-      const service = new CommunityService(
-        app.get(PrismaService),
-        app.get(OutboxService),
-        config,
-        new DnsTxtLookup(config),
-      );
-      const settings = await asCliErrors(() => service.markDomainVerified(community.id));
+      const settings = await asCliErrors(() => app.get(CommunityService).markDomainVerified(community.id));
       return [
         `Verified custom domain ${settings.customDomain} for ${community.slug}: requests with that Host now resolve to it`,
       ];

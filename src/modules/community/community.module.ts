@@ -4,5 +4,9 @@ import { CommunityService } from './community.service';
 import { DnsTxtLookup } from './domain-challenge';
 
 /** The community as its members see it: details, settings, branding, custom-domain verification. */
-@Module({ controllers: [CommunityController], providers: [CommunityService, DnsTxtLookup] })
+@Module({
+  controllers: [CommunityController],
+  providers: [CommunityService, DnsTxtLookup],
+  exports: [CommunityService],
+})
 export class CommunityModule {}
