@@ -1,8 +1,10 @@
 import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
+import { InvalidationBus } from './invalidation-bus';
+import { REDIS } from './redis.tokens';
 
-export const REDIS = Symbol('REDIS');
+export { REDIS } from './redis.tokens';
 
 @Injectable()
 class RedisLifecycle implements OnModuleDestroy {
@@ -13,8 +15,9 @@ class RedisLifecycle implements OnModuleDestroy {
 }
 
 /**
- * One shared ioredis connection for the API (rate-limit buckets, health). Keys are prefixed with
- * REDIS_KEY_PREFIX so environments and test runs never collide.
+ * One shared ioredis connection for the API (rate-limit buckets, health), and the invalidation bus
+ * that keeps every instance's in-process caches honest (it opens a subscriber connection of its
+ * own). Keys are prefixed with REDIS_KEY_PREFIX so environments and test runs never collide.
  */
 @Global()
 @Module({
@@ -31,7 +34,8 @@ class RedisLifecycle implements OnModuleDestroy {
         }),
     },
     RedisLifecycle,
+    InvalidationBus,
   ],
-  exports: [REDIS],
+  exports: [REDIS, InvalidationBus],
 })
 export class RedisModule {}
