@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON that each test reads as it expects */
 import { createTestApp, TestApp } from '../utils/app';
 import { addMember, createCommunity, createUser, login } from '../utils/factories';
 import { call } from '../utils/http';
