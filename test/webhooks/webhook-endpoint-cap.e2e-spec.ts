@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are untyped JSON that each test reads as it expects */
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { memberWithToken } from '../utils/factories';
