@@ -71,7 +71,11 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
     this.lost();
-    await this.subscriber?.quit().catch(() => this.subscriber?.disconnect());
+    const subscriber = this.subscriber;
+    if (!subscriber) return;
+    // quit() on a connection that is not up would wait for a reconnect that may never come.
+    if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect());
+    else subscriber.disconnect();
   }
 
   /** Registers the cache of `kind`; returns the function that unregisters it. */

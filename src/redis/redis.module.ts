@@ -10,7 +10,9 @@ export { REDIS } from './redis.tokens';
 class RedisLifecycle implements OnModuleDestroy {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
   async onModuleDestroy(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    // quit() on a connection that is not up would wait for a reconnect that may never come.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
   }
 }
 
