@@ -152,6 +152,13 @@ export class AppConfig {
   @Min(1)
   WEBHOOK_AUTO_DISABLE_MIN_FAILURES = 10;
 
+  /** Webhook endpoints one community may have (409 CONFLICT past it): bounds one event's fan-out. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10000)
+  WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY = 50;
+
   /** Jobs one worker process runs at once. */
   @Transform(toInt)
   @IsInt()

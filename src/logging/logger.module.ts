@@ -20,16 +20,28 @@ export const REDACTED_PATHS = [
   '*.key',
 ];
 
-/** Query-string values that look like credentials are masked before the URL is logged. */
+/**
+ * Anything shaped like an API key (`cpk_…`, up to the next URL delimiter), wherever it sits: a
+ * path segment, a query value, a fragment. Percent-encoded too (`cpk%5F…`), since a client may
+ * encode the underscore.
+ */
+const API_KEY_IN_URL = /cpk(?:_|%5f)[^/?&#=;,\s]*/i;
+const API_KEYS_IN_URL = new RegExp(API_KEY_IN_URL.source, 'gi');
+
+/**
+ * The URL as it may be logged: query parameters named like credentials are masked whatever their
+ * value, and an API key is masked wherever it appears, path included.
+ */
 export function redactUrl(url: string | undefined): string | undefined {
   if (!url) return url;
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  const path = (q < 0 ? url : url.slice(0, q)).replace(API_KEYS_IN_URL, '[REDACTED]');
+  if (q < 0) return path;
   const params = new URLSearchParams(url.slice(q + 1));
   for (const [name, value] of params) {
-    if (/key|token|secret|password/i.test(name) || value.startsWith('cpk_')) params.set(name, '[REDACTED]');
+    if (/key|token|secret|password/i.test(name) || API_KEY_IN_URL.test(value)) params.set(name, '[REDACTED]');
   }
-  return `${url.slice(0, q)}?${params.toString()}`;
+  return `${path}?${params.toString().replace(API_KEYS_IN_URL, '[REDACTED]')}`;
 }
 
 /** Structured JSON logs (pino); each line of a request carries its id as reqId. */

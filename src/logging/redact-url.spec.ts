@@ -34,3 +34,31 @@ describe('redactUrl (no credential reaches a log line through the URL)', () => {
     );
   });
 });
+
+describe('redactUrl masks API keys in the path too (issue 9)', () => {
+  const key = `cpk_${'A1b2C3d4E5f6'}_${'x'.repeat(32)}`;
+
+  it('masks a key sent as a path segment, keeping the rest of the path', () => {
+    const out = redactUrl(`/api/sdk/${key}/tweets`)!;
+    expect(out).toBe('/api/sdk/[REDACTED]/tweets');
+  });
+
+  it('masks a key at the end of the path, before a query string, and several keys at once', () => {
+    const out = redactUrl(`/api/x/${key}?page=2&q=${key}`)!;
+    expect(out).not.toContain(key);
+    expect(out.startsWith('/api/x/[REDACTED]?')).toBe(true);
+    expect(new URLSearchParams(out.split('?')[1]).get('page')).toBe('2');
+  });
+
+  it('masks a percent-encoded key, a key in a parameter name and one inside a longer value', () => {
+    const encoded = key.replace('_', '%5F');
+    for (const url of [`/api/${encoded}`, `/api/x?${key}=1`, `/api/x?q=see%20${key}`, `/api/x#${key}`]) {
+      const out = redactUrl(url)!;
+      expect(out).not.toContain(key.slice(4));
+    }
+  });
+
+  it('leaves paths that merely contain "cpk" alone', () => {
+    expect(redactUrl('/api/sdk/tweets/cpkx')).toBe('/api/sdk/tweets/cpkx');
+  });
+});

@@ -1,20 +1,25 @@
 import { Global, Inject, Injectable, Module, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
+import { InvalidationBus } from './invalidation-bus';
+import { REDIS } from './redis.tokens';
 
-export const REDIS = Symbol('REDIS');
+export { REDIS } from './redis.tokens';
 
 @Injectable()
 class RedisLifecycle implements OnModuleDestroy {
   constructor(@Inject(REDIS) private readonly redis: Redis) {}
   async onModuleDestroy(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    // quit() on a connection that is not up would wait for a reconnect that may never come.
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
+    else this.redis.disconnect();
   }
 }
 
 /**
- * One shared ioredis connection for the API (rate-limit buckets, health). Keys are prefixed with
- * REDIS_KEY_PREFIX so environments and test runs never collide.
+ * One shared ioredis connection for the API (rate-limit buckets, health), and the invalidation bus
+ * that keeps every instance's in-process caches honest (it opens a subscriber connection of its
+ * own). Keys are prefixed with REDIS_KEY_PREFIX so environments and test runs never collide.
  */
 @Global()
 @Module({
@@ -31,7 +36,8 @@ class RedisLifecycle implements OnModuleDestroy {
         }),
     },
     RedisLifecycle,
+    InvalidationBus,
   ],
-  exports: [REDIS],
+  exports: [REDIS, InvalidationBus],
 })
 export class RedisModule {}

@@ -6,7 +6,7 @@ import { ApiEndpoint } from '../../common/http/api-docs';
 import type { AppRequest } from '../../common/http/request-context';
 import { AuthService } from './auth.service';
 import { LoginDto, RefreshTokenDto } from './dto/login.dto';
-import { TokenPairDto } from './dto/token-pair.dto';
+import { LogoutDto, TokenPairDto } from './dto/token-pair.dto';
 import { TokenService } from './token.service';
 
 @ApiTags('auth')
@@ -32,6 +32,9 @@ export class AuthController {
   @Post('refresh')
   @ApiEndpoint({
     summary: 'Rotate a still-valid access token (Bearer) into a new token pair',
+    description:
+      'Consumes the access token together with the refresh token issued with it: a second call with the ' +
+      'same access token is 401 and, like the re-use of a refresh token, revokes the session.',
     auth: 'jwt',
     response: TokenPairDto,
   })
@@ -40,6 +43,24 @@ export class AuthController {
     const claims = this.tokens.verifyAccessToken(header.replace(/^Bearer\s+/i, ''));
     if (!claims) throw Errors.unauthorized('Invalid or expired token');
     return this.tokens.refreshFromAccessToken(claims);
+  }
+
+  @Post('logout')
+  @ApiEndpoint({
+    summary: "Log out: revoke the Bearer token's session",
+    description:
+      'Revokes the refresh family of the access token: its refresh tokens and every access token of the ' +
+      'session (a later logout, refresh or any other call with them is 401, on every API instance within ' +
+      'a second). Other sessions of the same user are untouched.',
+    auth: 'jwt',
+    response: LogoutDto,
+  })
+  async logout(@Req() request: AppRequest): Promise<LogoutDto> {
+    // The guard accepted a Bearer token (API keys are refused here), so the actor has its session.
+    const sessionId = request.actor?.sessionId;
+    if (!sessionId) throw Errors.unauthorized('Invalid or expired token');
+    await this.tokens.revokeFamily(sessionId);
+    return { loggedOut: true };
   }
 
   @Post('refresh-token')

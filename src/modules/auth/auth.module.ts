@@ -5,6 +5,7 @@ import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CredentialsService } from './credentials.service';
 import { PasswordService } from './password.service';
+import { SessionRevocationsService } from './session-revocations.service';
 import { TokenService } from './token.service';
 import { UsersService } from './users.service';
 
@@ -21,7 +22,14 @@ import { UsersService } from './users.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [AuthService, CredentialsService, PasswordService, TokenService, UsersService],
+  providers: [
+    AuthService,
+    CredentialsService,
+    PasswordService,
+    SessionRevocationsService,
+    TokenService,
+    UsersService,
+  ],
   exports: [CredentialsService, PasswordService, TokenService, UsersService, JwtModule],
 })
 export class AuthModule {}

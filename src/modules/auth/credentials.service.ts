@@ -4,6 +4,7 @@ import type { Actor } from '../../common/http/request-context';
 import type { Permission } from '../../common/access/permissions';
 import { PrismaService } from '../../prisma/prisma.service';
 import { parseApiKey, secretMatches } from './api-key-format';
+import { SessionRevocationsService } from './session-revocations.service';
 import { TokenService } from './token.service';
 
 export type CredentialResult =
@@ -20,6 +21,8 @@ interface ApiKeyRow {
   email: string;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Last-used times are written at most this often per key, to keep key auth read-only on hot paths. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -34,6 +37,7 @@ export class CredentialsService {
   constructor(
     private readonly tokens: TokenService,
     private readonly prisma: PrismaService,
+    private readonly revocations: SessionRevocationsService,
   ) {}
 
   async authenticate(request: FastifyRequest): Promise<CredentialResult> {
@@ -57,11 +61,18 @@ export class CredentialsService {
     if (!match)
       return { status: 'invalid', message: 'Malformed Authorization header: expected Bearer <token>' };
     const claims = this.tokens.verifyAccessToken(match[1]);
-    if (!claims) return { status: 'invalid', message: 'Invalid or expired token' };
-    const user = await this.prisma.user.findUnique({
-      where: { id: claims.userId },
-      select: { id: true, email: true, isPlatformAdmin: true },
-    });
+    if (!claims || typeof claims.sid !== 'string' || !UUID.test(claims.sid)) {
+      return { status: 'invalid', message: 'Invalid or expired token' };
+    }
+    // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
+    const [revoked, user] = await Promise.all([
+      this.revocations.isRevoked(claims.sid),
+      this.prisma.user.findUnique({
+        where: { id: claims.userId },
+        select: { id: true, email: true, isPlatformAdmin: true },
+      }),
+    ]);
+    if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
     if (!user) return { status: 'invalid', message: 'Invalid or expired token' };
     return {
       status: 'ok',

@@ -6,9 +6,12 @@ import { Errors } from '../../common/errors/app-error';
 import { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
 import { sha256Hex } from './api-key-format';
+import { SessionRevocationsService } from './session-revocations.service';
 
 /** The Postgres schema that holds tenant rows: every community shares `public` in this layout. */
 export const TENANT_SCHEMA = 'public';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Claims of an access token (spec §2 plus sub/iat/exp/jti; sid names the refresh family). */
 export interface AccessClaims {
@@ -73,6 +76,7 @@ export class TokenService {
     private readonly jwt: JwtService,
     private readonly prisma: PrismaService,
     private readonly config: AppConfig,
+    private readonly revocations: SessionRevocationsService,
   ) {}
 
   /** A new session: a new refresh family. */
@@ -89,20 +93,41 @@ export class TokenService {
     }
   }
 
-  /** POST /auth/refresh: a still-valid access token rotates its session's refresh token. */
+  /**
+   * POST /auth/refresh: the access token is consumed together with the refresh token minted with it
+   * (the row carrying its jti). One conditional UPDATE claims that row, so of two calls with one
+   * access token exactly one gets a new pair; a replay of an already consumed pair is re-use, like
+   * the re-use of a retired refresh token, and revokes the family.
+   */
   async refreshFromAccessToken(claims: AccessClaims): Promise<TokenPair> {
     const user = await this.prisma.user.findUnique({ where: { id: claims.userId } });
-    if (!user) throw Errors.unauthorized('Invalid or expired token');
-    const family = await this.prisma.refreshToken.findFirst({
-      where: { familyId: claims.sid },
-      select: { revokedAt: true },
-      orderBy: { createdAt: 'desc' },
-    });
-    if (!family || family.revokedAt) throw Errors.unauthorized('This session has been revoked');
-    await this.prisma.refreshToken.updateMany({
-      where: { familyId: claims.sid, usedAt: null },
+    if (!user || typeof claims.jti !== 'string' || !UUID.test(claims.jti)) {
+      throw Errors.unauthorized('Invalid or expired token');
+    }
+    const claimed = await this.prisma.refreshToken.updateMany({
+      where: {
+        accessJti: claims.jti,
+        familyId: claims.sid,
+        usedAt: null,
+        revokedAt: null,
+        expiresAt: { gt: new Date() },
+      },
       data: { usedAt: new Date() },
     });
+    if (claimed.count === 0) {
+      const pair = await this.prisma.refreshToken.findUnique({
+        where: { accessJti: claims.jti },
+        select: { familyId: true, usedAt: true, revokedAt: true },
+      });
+      if (pair?.revokedAt) throw Errors.unauthorized('This session has been revoked');
+      if (pair?.usedAt) {
+        await this.revokeFamily(pair.familyId);
+        throw Errors.unauthorized(
+          'This access token was already used to refresh; the session has been revoked',
+        );
+      }
+      throw Errors.unauthorized('This access token cannot be refreshed; log in again');
+    }
     return this.issue(user, claims.tenantId, claims.sid);
   }
 
@@ -127,11 +152,9 @@ export class TokenService {
     return this.issue(stored.user, stored.communityId, stored.familyId);
   }
 
-  revokeFamily(familyId: string): Promise<unknown> {
-    return this.prisma.refreshToken.updateMany({
-      where: { familyId, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
+  /** Revokes the whole session (logout, re-use detection): its access tokens fail on every instance. */
+  revokeFamily(familyId: string): Promise<boolean> {
+    return this.revocations.revoke(familyId);
   }
 
   private async issue(user: TokenUser, communityId: string | null, familyId: string): Promise<TokenPair> {
@@ -142,9 +165,11 @@ export class TokenService {
         })
       : null;
     const refreshToken = randomBytes(32).toString('base64url');
+    const jti = randomUUID();
     await this.prisma.refreshToken.create({
       data: {
         familyId,
+        accessJti: jti,
         userId: user.id,
         communityId,
         tokenHash: sha256Hex(refreshToken),
@@ -162,7 +187,7 @@ export class TokenService {
         sid: familyId,
         typ: 'access',
       },
-      { subject: user.id, jwtid: randomUUID(), expiresIn, algorithm: 'HS256' },
+      { subject: user.id, jwtid: jti, expiresIn, algorithm: 'HS256' },
     );
     return {
       accessToken,

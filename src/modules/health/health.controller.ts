@@ -1,4 +1,4 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Logger } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import Redis from 'ioredis';
@@ -10,6 +10,8 @@ import { REDIS } from '../../redis/redis.module';
 @ApiTags('health')
 @Controller('health')
 export class HealthController {
+  private readonly logger = new Logger(HealthController.name);
+
   constructor(
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
@@ -32,13 +34,21 @@ export class HealthController {
     ]);
   }
 
+  /**
+   * The answer names the dependency and nothing more: the driver's error text (host, port, database
+   * or user names) is for the operator's log, not for an anonymous caller.
+   */
   private async probe(key: string, call: () => Promise<unknown>) {
     const indicator = this.indicators.check(key);
     try {
       await call();
       return indicator.up();
     } catch (err) {
-      return indicator.down({ message: err instanceof Error ? err.message : 'unreachable' });
+      this.logger.warn(
+        { dependency: key, err: err instanceof Error ? err.message : String(err) },
+        'health check failed',
+      );
+      return indicator.down({ message: 'unreachable' });
     }
   }
 }

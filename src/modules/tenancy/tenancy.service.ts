@@ -29,10 +29,25 @@ function header(request: AppRequest, name: string): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
-function field(container: unknown, name: string): string | undefined {
+/**
+ * The community a request field names, or nothing. A source names one community or none: a
+ * repeated (`?communityId=B&communityId=A`), array-valued (`?communityId[]=B`) or non-string (a
+ * body's `123`, `null`, `[...]`, `{...}`) value is refused with 400 naming the field, rather than
+ * ignored and left to a lower-priority source to decide the tenant.
+ */
+function field(container: unknown, name: string, where: string): string | undefined {
   if (!container || typeof container !== 'object') return undefined;
-  const value = (container as Record<string, unknown>)[name];
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  const record = container as Record<string, unknown>;
+  const bracketed = Object.keys(record).some((key) => key !== name && key.startsWith(`${name}[`));
+  const present = Object.prototype.hasOwnProperty.call(record, name) && record[name] !== undefined;
+  if (bracketed || (present && typeof record[name] !== 'string')) {
+    throw Errors.badRequest(
+      `${name} in the ${where} must be given once, as a single string (a community id or slug)`,
+      name,
+    );
+  }
+  const value = present ? (record[name] as string).trim() : '';
+  return value !== '' ? value : undefined;
 }
 
 /**
@@ -53,9 +68,9 @@ export class TenancyService {
   /** The explicit (non-credential) candidates of spec §5, highest first: host, then the request's fields. */
   explicitCandidates(request: AppRequest): Candidate[] {
     const candidates: Candidate[] = [];
-    const path = field(request.params, 'communityId');
-    const query = field(request.query, 'communityId');
-    const body = field(request.body, 'communityId');
+    const path = field(request.params, 'communityId', 'path');
+    const query = field(request.query, 'communityId', 'query string');
+    const body = field(request.body, 'communityId', 'body');
     const xCommunity = header(request, 'x-community-id');
     const xTenant = header(request, 'x-tenant-id');
     if (path) candidates.push({ ref: path, source: 'path' });

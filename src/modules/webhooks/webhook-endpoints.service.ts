@@ -55,6 +55,16 @@ export class WebhookEndpointsService {
   async create(communityId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const url = await this.validUrl(dto.url);
     return this.prisma.$transaction(async (tx) => {
+      // The cap bounds one event's fan-out. Locking the community row serialises this community's
+      // creates, so two at cap-1 cannot both pass the count. NO KEY UPDATE, not UPDATE: rows that
+      // reference the community (tweets, members) keep being written meanwhile.
+      await tx.$queryRaw`SELECT 1 FROM communities WHERE id = ${communityId}::uuid FOR NO KEY UPDATE`;
+      const cap = this.config.WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY;
+      if ((await tx.webhookEndpoint.count({ where: { communityId } })) >= cap) {
+        throw Errors.conflict(
+          `This community already has the maximum of ${cap} webhook endpoints; delete one before creating another`,
+        );
+      }
       const endpoint = await tx.webhookEndpoint.create({
         data: { communityId, url, events: dto.events, description: dto.description ?? '' },
         select: WEBHOOK_SELECT,

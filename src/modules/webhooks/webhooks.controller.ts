@@ -74,7 +74,7 @@ export class WebhooksController {
     auth: 'jwt',
     response: CreatedWebhookDto,
     status: HttpStatus.CREATED,
-    errors: [403, 429],
+    errors: [403, 409, 429],
   })
   create(
     @Param() params: CommunityParamsDto,

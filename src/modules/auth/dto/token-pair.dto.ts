@@ -17,3 +17,9 @@ export class TokenPairDto {
   expiresIn: number;
   user: TokenUserDto;
 }
+
+export class LogoutDto {
+  /** always true: the session (refresh family) of the Bearer token is revoked */
+  @ApiProperty({ enum: [true] })
+  loggedOut: true;
+}

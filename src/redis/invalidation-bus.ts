@@ -1,0 +1,202 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import Redis from 'ioredis';
+import { AppConfig } from '../config/app-config';
+import { REDIS } from './redis.tokens';
+
+/** What changed: `kind` names the cache (e.g. `session`), `id` the entry. */
+export interface Invalidation {
+  kind: string;
+  id: string;
+}
+
+interface Listener {
+  /** one entry changed */
+  invalidate(id: string): void;
+  /** messages may have been missed: forget everything */
+  reset(): void;
+}
+
+/**
+ * Tells every API instance that a cached fact changed. Each instance keeps in-process caches of
+ * facts whose source of truth is PostgreSQL; whoever changes one publishes `{kind, id}` on
+ * `<REDIS_KEY_PREFIX>:invalidate` after committing, and every instance drops its entry.
+ *
+ * Pub/sub is fire-and-forget: a message sent while an instance is disconnected is lost to it. So
+ * an instance trusts its caches only while its subscription is confirmed (`live`), and clears them
+ * every time the subscription is (re)established: a lost message can never leave a stale entry.
+ */
+@Injectable()
+export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
+  readonly channel: string;
+  private readonly logger = new Logger(InvalidationBus.name);
+  private readonly listeners = new Map<string, Set<Listener>>();
+  private subscriber?: Redis;
+  private subscribed = false;
+  private closing = false;
+
+  constructor(
+    private readonly config: AppConfig,
+    @Inject(REDIS) private readonly publisher: Redis,
+  ) {
+    // Channels are not keys: ioredis's keyPrefix does not apply to them, so the prefix is explicit.
+    this.channel = `${config.REDIS_KEY_PREFIX}:invalidate`;
+  }
+
+  /** True while this instance's subscription is confirmed: only then may caches answer from memory. */
+  get live(): boolean {
+    return this.subscribed;
+  }
+
+  onModuleInit(): void {
+    // A connection of its own: a subscribed connection can run no other command. Subscribing is not
+    // awaited, so the API starts while Redis is down; until it is live every lookup reads the database.
+    const subscriber = new Redis(this.config.REDIS_URL, {
+      autoResubscribe: false,
+      maxRetriesPerRequest: null,
+      lazyConnect: true,
+    });
+    this.subscriber = subscriber;
+    subscriber.on('ready', () => void this.subscribe(subscriber));
+    for (const event of ['close', 'reconnecting', 'end']) subscriber.on(event, () => this.lost());
+    subscriber.on('error', (err: Error) => {
+      this.lost();
+      this.logger.warn({ err: err.message }, 'invalidation subscriber connection error');
+    });
+    subscriber.on('message', (channel: string, raw: string) => {
+      if (channel === this.channel) this.deliver(raw);
+    });
+    subscriber.connect().catch(() => undefined); // retried by ioredis; 'error' logs it
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    this.lost();
+    const subscriber = this.subscriber;
+    if (!subscriber) return;
+    // quit() on a connection that is not up would wait for a reconnect that may never come.
+    if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect());
+    else subscriber.disconnect();
+  }
+
+  /** Registers the cache of `kind`; returns the function that unregisters it. */
+  on(kind: string, listener: Listener): () => void {
+    const set = this.listeners.get(kind) ?? new Set<Listener>();
+    set.add(listener);
+    this.listeners.set(kind, set);
+    return () => set.delete(listener);
+  }
+
+  /**
+   * Call after the change is committed. This instance's caches are invalidated at once; the others
+   * when the message reaches them. A failed publish is logged, not thrown: the change is already
+   * committed, and entries expire on their own (InvalidatingCache's maxAgeMs) as a last resort.
+   */
+  async publish(kind: string, id: string): Promise<void> {
+    this.listeners.get(kind)?.forEach((l) => l.invalidate(id));
+    try {
+      await this.publisher.publish(this.channel, JSON.stringify({ kind, id } satisfies Invalidation));
+    } catch (err) {
+      this.logger.error({ err, kind, id }, 'could not publish a cache invalidation');
+    }
+  }
+
+  /** A cache of `kind` that this bus keeps honest. */
+  cache<V>(kind: string, options: CacheOptions): InvalidatingCache<V> {
+    return new InvalidatingCache<V>(this, kind, options);
+  }
+
+  private async subscribe(subscriber: Redis): Promise<void> {
+    try {
+      await subscriber.subscribe(this.channel);
+    } catch (err) {
+      this.logger.warn({ err }, 'could not subscribe to cache invalidations');
+      return;
+    }
+    if (this.closing || subscriber.status !== 'ready') return;
+    // Whatever was published while we were away is lost: start from empty caches.
+    this.listeners.forEach((set) => set.forEach((l) => l.reset()));
+    this.subscribed = true;
+  }
+
+  private lost(): void {
+    if (!this.subscribed) return;
+    this.subscribed = false;
+    this.listeners.forEach((set) => set.forEach((l) => l.reset()));
+  }
+
+  private deliver(raw: string): void {
+    let message: Partial<Invalidation>;
+    try {
+      message = JSON.parse(raw) as Partial<Invalidation>;
+    } catch {
+      return;
+    }
+    if (typeof message.kind !== 'string' || typeof message.id !== 'string') return;
+    const id = message.id;
+    this.listeners.get(message.kind)?.forEach((l) => l.invalidate(id));
+  }
+}
+
+export interface CacheOptions {
+  /** entries kept at most (the oldest is dropped first) */
+  maxEntries: number;
+  /** an entry is re-read after this long even if no message came: the bound on a lost publish */
+  maxAgeMs: number;
+}
+
+interface Entry<V> {
+  value: V;
+  expiresAt: number;
+}
+
+/**
+ * An in-process read-through cache kept honest by the bus. It answers from memory only while the
+ * bus is live; a load whose result may be stale by the time it returns (an invalidation or a
+ * reconnect happened meanwhile) is returned but not kept.
+ */
+export class InvalidatingCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  /** bumped on every invalidation and reset; a load started under an older value is not kept */
+  private generation = 0;
+
+  constructor(
+    private readonly bus: InvalidationBus,
+    kind: string,
+    private readonly options: CacheOptions,
+  ) {
+    bus.on(kind, { invalidate: (id) => this.invalidate(id), reset: () => this.reset() });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  async get(id: string, load: () => Promise<V>): Promise<V> {
+    const hit = this.entries.get(id);
+    if (hit && this.bus.live && hit.expiresAt > Date.now()) return hit.value;
+    const generation = this.generation;
+    const live = this.bus.live;
+    const value = await load();
+    if (live && this.bus.live && generation === this.generation) this.set(id, value);
+    return value;
+  }
+
+  invalidate(id: string): void {
+    this.generation++;
+    this.entries.delete(id);
+  }
+
+  reset(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  private set(id: string, value: V): void {
+    this.entries.delete(id);
+    if (this.entries.size >= this.options.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(id, { value, expiresAt: Date.now() + this.options.maxAgeMs });
+  }
+}
