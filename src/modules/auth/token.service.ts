@@ -3,6 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { Errors } from '../../common/errors/app-error';
+import { isUuid } from '../../common/validation/uuid';
 import { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
 import { sha256Hex } from './api-key-format';
@@ -10,8 +11,6 @@ import { SessionRevocationsService } from './session-revocations.service';
 
 /** The Postgres schema that holds tenant rows: every community shares `public` in this layout. */
 export const TENANT_SCHEMA = 'public';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Claims of an access token (spec §2 plus sub/iat/exp/jti; sid names the refresh family). */
 export interface AccessClaims {
@@ -36,7 +35,6 @@ export interface TokenPair {
   user: { id: string; email: string; name: string };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ROLES: readonly unknown[] = Object.values(Role);
 
 /**
@@ -49,11 +47,9 @@ function hasWellFormedClaims(claims: Partial<AccessClaims> | null | undefined): 
     typeof claims === 'object' &&
     claims !== null &&
     claims.typ === 'access' &&
-    typeof claims.userId === 'string' &&
-    UUID.test(claims.userId) &&
-    typeof claims.sid === 'string' &&
-    UUID.test(claims.sid) &&
-    (claims.tenantId === null || (typeof claims.tenantId === 'string' && UUID.test(claims.tenantId))) &&
+    isUuid(claims.userId) &&
+    isUuid(claims.sid) &&
+    (claims.tenantId === null || isUuid(claims.tenantId)) &&
     (claims.role === null || ROLES.includes(claims.role)) &&
     typeof claims.email === 'string'
   );
@@ -101,7 +97,7 @@ export class TokenService {
    */
   async refreshFromAccessToken(claims: AccessClaims): Promise<TokenPair> {
     const user = await this.prisma.user.findUnique({ where: { id: claims.userId } });
-    if (!user || typeof claims.jti !== 'string' || !UUID.test(claims.jti)) {
+    if (!user || !isUuid(claims.jti)) {
       throw Errors.unauthorized('Invalid or expired token');
     }
     const claimed = await this.prisma.refreshToken.updateMany({

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { permissionsOf, PERMISSIONS, Permission } from '../../common/access/permissions';
 import { Errors } from '../../common/errors/app-error';
+import { isUuid } from '../../common/validation/uuid';
 import type { Actor, AppRequest, TenantContext } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
 import { Prisma } from '../../generated/prisma/client';
@@ -15,8 +16,6 @@ interface CommunityMembershipRow {
   featureOverrides: unknown;
   role: Role | null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Source = TenantContext['source'];
 interface Candidate {
@@ -105,7 +104,7 @@ export class TenancyService {
 
     // The community and the caller's membership in one indexed join: this runs on every tenant-scoped request.
     const ref = candidate.ref.toLowerCase();
-    const byId = UUID.test(ref);
+    const byId = isUuid(ref);
     const [row] = await this.prisma.$queryRaw<CommunityMembershipRow[]>`
       SELECT c.id, c.slug, c.plan, c.feature_overrides AS "featureOverrides", m.role
         FROM communities c
@@ -134,7 +133,7 @@ export class TenancyService {
   }
 
   private whereRef(ref: string) {
-    return UUID.test(ref) ? { id: ref.toLowerCase() } : { slug: ref.toLowerCase() };
+    return isUuid(ref) ? { id: ref.toLowerCase() } : { slug: ref.toLowerCase() };
   }
 
   /**
