@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { createCliContext } from '../../src/cli/cli-context';
+import { COMMANDS } from '../../src/cli/commands';
 import { runCli } from '../../src/cli/main';
 import { DEMO_PASSWORD, formatSeedReport, seedDemo } from '../../src/cli/seed';
 import { createTestApp, TestApp } from '../utils/app';
@@ -10,10 +11,32 @@ import { call } from '../utils/http';
 
 /** Runs the CLI in-process against the run's database and captures what it prints. */
 async function cli(...argv: string[]) {
+  return cliWith({}, ...argv);
+}
+
+/** The same, with what the terminal would give: standard input, or answers to a hidden prompt. */
+async function cliWith(terminal: { stdin?: string; answers?: string[] }, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const answers = [...(terminal.answers ?? [])];
+  const code = await runCli(argv, {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    readStdin: async () => terminal.stdin ?? '',
+    prompt: terminal.answers ? async () => answers.shift() ?? '' : null,
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** Runs `work` with DATABASE_URL pointing at a port where nothing listens. */
+async function withUnreachableDatabase<T>(work: () => Promise<T>): Promise<T> {
+  const saved = process.env.DATABASE_URL;
+  process.env.DATABASE_URL = 'postgresql://postgres@127.0.0.1:1/nowhere';
+  try {
+    return await work();
+  } finally {
+    process.env.DATABASE_URL = saved;
+  }
 }
 
 describe('CLI (contract §6)', () => {
@@ -125,6 +148,96 @@ describe('CLI (contract §6)', () => {
     const taken = await cli('community:create', '--name', 'b', '--slug', slug, '--owner', email);
     expect(taken.code).toBe(1);
     expect(taken.err).toMatch(/taken/);
+  });
+
+  it.each(Object.keys(COMMANDS))(
+    '%s --help prints its usage, description and options, exit 0, without a database',
+    async (name) => {
+      const res = await withUnreachableDatabase(() => cli(name, '--help'));
+      expect(res.code).toBe(0);
+      expect(res.out).toContain(`Usage: npm run cli -- ${COMMANDS[name].usage}`);
+      for (const option of Object.keys(COMMANDS[name].options)) expect(res.out).toContain(`--${option}`);
+      expect(res.out).toContain(COMMANDS[name].description);
+      expect((await cli(name, '--email', 'x', '-h')).out).toContain('Options:');
+    },
+  );
+
+  it('--help on the CLI itself lists every command and exits 0', async () => {
+    const res = await cli('--help');
+    expect(res.code).toBe(0);
+    for (const command of Object.values(COMMANDS)) expect(res.out).toContain(command.usage);
+    expect((await cli('help', 'user:set-password')).out).toContain('--password-stdin');
+  });
+
+  it('an unreachable database is one clear line and exit code 1', async () => {
+    const res = await withUnreachableDatabase(() =>
+      cli('user:create', '--email', 'a@example.test', '--password', 'long-enough-pw'),
+    );
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(/^Error: Cannot reach PostgreSQL at 127\.0\.0\.1:1 \(DATABASE_URL\): .+$/);
+    expect(res.err.split('\n')).toHaveLength(1);
+  });
+
+  it('user:set-password gives a member added by member:add a password it can log in with', async () => {
+    const owner = `${unique('owner')}@example.test`;
+    const slug = unique('pw');
+    expect((await cli('user:create', '--email', owner, '--password', 'long-enough-pw')).code).toBe(0);
+    expect((await cli('community:create', '--name', 'PW', '--slug', slug, '--owner', owner)).code).toBe(0);
+    const member = `${unique('member')}@example.test`;
+    expect((await cli('member:add', '--community', slug, '--email', member)).code).toBe(0);
+    const before = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: member, password: 'a-new-password' },
+    });
+    expect(before.status).toBe(401);
+
+    const piped = await cliWith(
+      { stdin: 'a-new-password\n' },
+      'user:set-password',
+      '--email',
+      member.toUpperCase(),
+      '--password-stdin',
+    );
+    expect(piped).toMatchObject({ code: 0 });
+    expect(piped.out).not.toContain('a-new-password');
+    const login = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: member, password: 'a-new-password', communityId: slug },
+    });
+    expect(login.status).toBe(200);
+
+    // Interactive: typed twice at a hidden prompt; the old refresh token stops working.
+    const prompted = await cliWith(
+      { answers: ['another-password', 'another-password'] },
+      'user:set-password',
+      '--email',
+      member,
+    );
+    expect(prompted.code).toBe(0);
+    const refreshed = await call(t.app, 'POST', '/api/auth/refresh-token', {
+      body: { refreshToken: login.body.data.refreshToken },
+    });
+    expect(refreshed.status).toBe(401);
+    const again = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: member, password: 'another-password' },
+    });
+    expect(again.status).toBe(200);
+  });
+
+  it.each([
+    [{ stdin: 'short' }, ['--email', 'OWNER', '--password-stdin'], /at least 8 characters/],
+    [{ answers: ['long-enough-1', 'long-enough-2'] }, ['--email', 'OWNER'], /differ/],
+    [{}, ['--email', 'OWNER'], /No terminal.*--password-stdin/],
+    [{ stdin: 'long-enough-pw' }, ['--email', 'ghost@example.test', '--password-stdin'], /No user/],
+    [{}, ['--password-stdin'], /--email is required/],
+  ])('user:set-password refuses %j %j', async (terminal, args, message) => {
+    const owner = `${unique('owner')}@example.test`;
+    expect((await cli('user:create', '--email', owner, '--password', 'long-enough-pw')).code).toBe(0);
+    const res = await cliWith(terminal, 'user:set-password', ...args.map((a) => (a === 'OWNER' ? owner : a)));
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(message);
+    const login = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: owner, password: 'long-enough-pw' },
+    });
+    expect(login.status).toBe(200);
   });
 
   it('refuses a role name that is not a role', async () => {
