@@ -125,6 +125,15 @@ export class AppConfig {
   @IsBoolean()
   WEBHOOK_ALLOW_INSECURE_TARGETS = false;
 
+  /**
+   * The demo's state file (logins, API key, the local receiver's signing secret), written by the
+   * seed and `npm start` outside the repository; default $XDG_STATE_HOME/community-platform/demo.json
+   * or ~/.community-platform/demo.json (src/cli/demo-state.ts).
+   */
+  @IsOptional()
+  @IsString()
+  DEMO_STATE_FILE?: string;
+
   @IsDuration('15s')
   WEBHOOK_TIMEOUT = '15s';
 
