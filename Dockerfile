@@ -7,7 +7,10 @@
 #   docker run IMAGE node node_modules/prisma/build/index.js migrate deploy
 #   docker run IMAGE node dist/cli/main.js user:create --email ... (or dist/cli/seed.js)
 
-FROM node:20-bookworm-slim AS build
+# Node 22 (LTS): argon2's prebuilt linux-x64 binary, which the runtime stage loads (it installs with
+# --ignore-scripts, so nothing is compiled), crashes with SIGSEGV on load under Node 20.20 and loads
+# under 22 and 24. .ci/run proves the runtime install below with this stage's Node major.
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 # The schema and Prisma config come first: `npm install` runs `prisma generate` (postinstall).
 COPY package.json package-lock.json prisma.config.ts ./
@@ -17,11 +20,12 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: the generated client is already compiled into dist/, and argon2 ships prebuilt binaries.
+# --ignore-scripts: the generated client is already compiled into dist/, and argon2 ships prebuilt binaries
+# (N-API: one per platform, whatever the Node version). Keep these flags in step with .ci/run.
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 # prisma/ and prisma.config.ts are what `migrate deploy` needs (migrations and the offline schema-engine shim).
 COPY prisma.config.ts ./

@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // `npm start`: everything a fresh machine needs to run the service locally, in one command.
 //   1. build, when dist/main.js is missing;
-//   2. create the database named in DATABASE_URL when it does not exist;
-//   3. apply the migrations (prisma migrate deploy);
-//   4. seed the demo when the database has no community, printing the logins and the API key;
-//   5. run the API and the worker as child processes, print the URL, forward SIGINT/SIGTERM to
-//      both, and exit when either of them exits.
+//   2. validate every setting (nothing touches the database before the configuration is valid);
+//   3. create the database named in DATABASE_URL when it does not exist;
+//   4. apply the migrations (prisma migrate deploy);
+//   5. seed the demo when the database has no community, and bring the demo state file (outside
+//      the repository: logins, API key, the receiver endpoint's secret) up to date;
+//   6. run the API and the worker as child processes, forward SIGINT/SIGTERM to both, exit when
+//      either of them exits; once BOTH said they are ready (IPC), print the banner.
+// Outside production, WEBHOOK_ALLOW_INSECURE_TARGETS defaults to true for the two children (only
+// when it is unset), so the demo's http://127.0.0.1 receiver endpoint can be delivered to.
 // START_DIST=<dir> runs an already compiled tree instead of dist/ (and never builds).
 /* eslint-disable @typescript-eslint/no-require-imports -- a plain CommonJS script, run before any build */
-/* global fetch */
 'use strict';
 
 const { spawn, spawnSync } = require('node:child_process');
@@ -31,6 +34,31 @@ function loadDotEnv() {
   const file = path.join(root, '.env');
   // Variables already in the environment win over .env, as in the service itself.
   if (existsSync(file)) process.loadEnvFile(file);
+}
+
+/**
+ * Outside production, an unset WEBHOOK_ALLOW_INSECURE_TARGETS becomes true for this process and
+ * its children (never written anywhere else); returns how the setting came to be, for the banner.
+ */
+function defaultInsecureTargets() {
+  const value = process.env.WEBHOOK_ALLOW_INSECURE_TARGETS;
+  if ((process.env.NODE_ENV ?? 'development') === 'production') return 'off';
+  if (value === undefined || value === '') {
+    process.env.WEBHOOK_ALLOW_INSECURE_TARGETS = 'true';
+    return 'set-by-start';
+  }
+  return value === 'true' || value === '1' ? 'set' : 'off';
+}
+
+/** Every setting, checked with the service's own rules before the database is touched. */
+function validateConfig(dist) {
+  const { loadConfig, ConfigValidationError } = require(path.join(dist, 'config', 'app-config.js'));
+  try {
+    return loadConfig(process.env).config;
+  } catch (err) {
+    if (err instanceof ConfigValidationError) fail(err.message);
+    throw err;
+  }
 }
 
 function run(command, args, what) {
@@ -82,29 +110,31 @@ function migrate() {
   );
 }
 
-async function seedWhenEmpty(dist) {
-  const { seedIfEmpty, formatSeedReport } = require(path.join(dist, 'cli', 'seed.js'));
-  const seed = await seedIfEmpty();
-  if (seed) {
-    for (const line of formatSeedReport(seed)) say(line);
-  } else {
-    say('the database already has communities: demo not seeded (npm run db:seed -- --force redoes the demo)');
-  }
+async function prepareDemo(dist) {
+  const { prepareDemo } = require(path.join(dist, 'cli', 'seed.js'));
+  const demo = await prepareDemo();
+  if (demo.seeded) say(`seeded the demo (kept in ${demo.statePath}; npm run db:seed -- --force redoes it)`);
+  else if (!demo.state) say('the database already has communities but no demo: none seeded');
+  return demo;
 }
 
-function startChildren(dist) {
-  const children = {
-    api: spawn(process.execPath, [path.join(dist, 'main.js')], {
+/** Starts the API and the worker; `onReady` runs once both sent their ready message over IPC. */
+function startChildren(dist, onReady) {
+  const spawnChild = (file) =>
+    spawn(process.execPath, [path.join(dist, file)], {
       cwd: root,
-      stdio: 'inherit',
+      stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       env: process.env,
-    }),
-    worker: spawn(process.execPath, [path.join(dist, 'worker.js')], {
-      cwd: root,
-      stdio: 'inherit',
-      env: process.env,
-    }),
-  };
+    });
+  const children = { api: spawnChild('main.js'), worker: spawnChild('worker.js') };
+  const ready = new Set();
+  for (const child of Object.values(children)) {
+    child.on('message', (message) => {
+      if (!message || message.type !== 'ready') return;
+      ready.add(message.process);
+      if (ready.size === 2) onReady();
+    });
+  }
   let stopping = false;
   const stopAll = (signal) => {
     for (const child of Object.values(children)) {
@@ -136,34 +166,26 @@ function startChildren(dist) {
   return children;
 }
 
-/** Waits until /api/health answers 200, then prints where the service is. */
-async function announce(port) {
-  const base = `http://localhost:${port}/api`;
-  for (let i = 0; i < 120; i++) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/health`);
-      if (res.ok) {
-        say(`API ready at ${base} (OpenAPI UI at ${base}/docs); the worker delivers webhooks`);
-        return;
-      }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  say(`the API did not answer ${base}/health within 60 s; see its log above`);
-}
-
 async function main() {
   loadDotEnv();
   process.env.DATABASE_URL ??= DEFAULT_DATABASE_URL;
+  const insecureTargets = defaultInsecureTargets();
   const dist = path.resolve(root, process.env.START_DIST || 'dist');
   ensureBuilt(dist);
+  const config = validateConfig(dist);
   await ensureDatabase(process.env.DATABASE_URL);
   migrate();
-  await seedWhenEmpty(dist);
-  startChildren(dist);
-  await announce(process.env.PORT || '3000');
+  const demo = await prepareDemo(dist);
+  const { formatBanner } = require(path.join(dist, 'cli', 'banner.js'));
+  startChildren(dist, () => {
+    const banner = formatBanner({
+      apiBase: `${config.publicBaseUrl}/api`,
+      state: demo.state,
+      statePath: demo.statePath,
+      insecureTargets,
+    });
+    process.stdout.write(`\n${banner.join('\n')}\n\n`);
+  });
 }
 
 main().catch((err) => fail(err && err.stack ? err.stack : String(err)));

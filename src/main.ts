@@ -3,16 +3,17 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureHttpApp, createFastifyAdapter } from './bootstrap/http-app';
 import { AppConfig } from './config/app-config';
-import { exitOnInvalidConfig } from './config/exit-on-invalid-config';
+import { preflight, signalReady } from './config/preflight';
 
 async function bootstrap(): Promise<void> {
-  exitOnInvalidConfig();
+  await preflight('api');
   const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(), {
     bufferLogs: true,
   });
   await configureHttpApp(app);
   const config = app.get(AppConfig);
   await app.listen(config.PORT, config.HOST);
+  signalReady('api');
 }
 
 void bootstrap();

@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
-import { exitOnInvalidConfig } from './config/exit-on-invalid-config';
+import { preflight, signalReady } from './config/preflight';
 import { WorkerRuntime } from './worker/worker-runtime.service';
 import { WorkerModule } from './worker.module';
 
@@ -9,7 +9,7 @@ import { WorkerModule } from './worker.module';
 const CLOSE_GRACE_MS = 10_000;
 
 async function bootstrap(): Promise<void> {
-  exitOnInvalidConfig();
+  await preflight('worker');
   const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true });
   const logger = app.get(Logger);
   app.useLogger(logger);
@@ -36,6 +36,7 @@ async function bootstrap(): Promise<void> {
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   logger.log('worker started');
+  signalReady('worker');
 }
 
 void bootstrap();

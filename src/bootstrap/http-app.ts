@@ -8,6 +8,8 @@ import { Errors } from '../common/errors/app-error';
 import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
+import { setResponseErrorCode } from '../logging/error-code';
+import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -53,6 +55,7 @@ function refuseKeyInQuery(request: FastifyRequest, reply: FastifyReply, done: ()
       'query',
     ),
   );
+  setResponseErrorCode(reply.raw, body.code);
   void reply.status(status).send(body);
 }
 
@@ -113,7 +116,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
 
 /** Everything the API needs beyond its modules; main.ts and the e2e tests both call it. */
 export async function configureHttpApp(app: NestFastifyApplication): Promise<void> {
-  app.useLogger(app.get(Logger));
+  // Route mapping and module loading at debug level: at info, ~100 lines buried the start-up banner.
+  app.useLogger(new StartupDetailAtDebug(app.get(Logger)));
   app.setGlobalPrefix('api');
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('preValidation', refuseKeyInQuery);
@@ -147,6 +151,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
         : error,
     );
     if (status >= 500) request.log.error({ err: error }, 'Unhandled error');
+    setResponseErrorCode(reply.raw, body.code);
     void reply.status(status).headers(headers).send(body);
   });
 }

@@ -6,6 +6,7 @@ import { AuthModule } from '../modules/auth/auth.module';
 import { EventsModule } from '../modules/events/events.module';
 import { MembershipsModule } from '../modules/members/memberships.module';
 import { TenancyModule } from '../modules/tenancy/tenancy.module';
+import { WebhooksCoreModule } from '../modules/webhooks/webhooks-core.module';
 import { PrismaModule } from '../prisma/prisma.module';
 
 /**
@@ -22,6 +23,8 @@ import { PrismaModule } from '../prisma/prisma.module';
     MembershipsModule,
     AdminModule,
     CommunityModule,
+    // the demo's webhook endpoint and its signing secret (seed)
+    WebhooksCoreModule,
   ],
 })
 export class CliModule {}

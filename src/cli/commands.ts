@@ -6,6 +6,7 @@ import { Plan, Role } from '../generated/prisma/enums';
 import { ApiKeysService } from '../modules/admin/api-keys.service';
 import { CommunitiesService } from '../modules/admin/communities.service';
 import { SLUG_PATTERN } from '../modules/admin/dto/create-community.dto';
+import { PasswordService } from '../modules/auth/password.service';
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
 import { MembershipsService } from '../modules/members/memberships.service';
@@ -17,10 +18,18 @@ export const MIN_PASSWORD_LENGTH = 8;
 
 type Options = Record<string, string | boolean | undefined>;
 
+/** What a command may ask of the terminal besides its options (main.ts provides it). */
+export interface CommandIo {
+  /** a secret typed at a hidden prompt (interactive), or the whole of stdin with --password-stdin */
+  readSecret: (prompt: string, fromStdin: boolean) => Promise<string>;
+}
+
 export interface CommandSpec {
   usage: string;
+  /** shown by `<command> --help`; the option names are listed from `options` */
+  description?: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
-  run: (app: INestApplicationContext, options: Options) => Promise<string[]>;
+  run: (app: INestApplicationContext, options: Options, io: CommandIo) => Promise<string[]>;
 }
 
 function required(options: Options, name: string): string {
@@ -72,6 +81,9 @@ async function asCliErrors<T>(work: () => Promise<T>): Promise<T> {
 export const COMMANDS: Record<string, CommandSpec> = {
   'user:create': {
     usage: 'user:create --email E --password P [--name N] [--platform-admin]',
+    description:
+      'Creates a user who can log in with that e-mail and password (at least 8 characters). ' +
+      '--platform-admin makes a platform admin. An existing e-mail is refused: use user:set-password.',
     options: {
       email: { type: 'string' },
       password: { type: 'string' },
@@ -100,6 +112,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
 
   'community:create': {
     usage: 'community:create --name N --slug S --owner E [--plan FREE|PRO|ENTERPRISE]',
+    description:
+      'Creates a community (plan FREE unless --plan) whose OWNER is the existing user E. ' +
+      'The slug is 3-63 of a-z, 0-9 and - and must be free.',
     options: {
       name: { type: 'string' },
       slug: { type: 'string' },
@@ -128,6 +143,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
 
   'apikey:create': {
     usage: 'apikey:create --community S [--name N]   (S: slug or id; the key is printed once)',
+    description:
+      'Creates an API key of the community, acting as its first OWNER. The key is printed once: ' +
+      'send it as the X-Api-Key header.',
     options: { community: { type: 'string' }, name: { type: 'string' } },
     async run(app, options) {
       const community = await communityOf(app, required(options, 'community'));
@@ -150,8 +168,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
 
   'member:add': {
-    usage:
-      'member:add --community S --email E [--role OWNER|ADMIN|MODERATOR|MEMBER] [--name N]   (N: display name in S)',
+    usage: 'member:add --community S --email E [--role OWNER|ADMIN|MODERATOR|MEMBER] [--name N]',
+    description:
+      'Adds E to the community (S: slug or id) with the role (MEMBER by default), or changes the role of ' +
+      'a member; N is the display name in that community (the user account is never renamed). ' +
+      'A new e-mail gets a user without a password: give one with user:set-password.',
     options: {
       community: { type: 'string' },
       email: { type: 'string' },
@@ -176,8 +197,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
 
   'community:verify-domain': {
-    usage:
-      'community:verify-domain --community S   (S: slug or id; activates its pending custom domain without the DNS TXT check)',
+    usage: 'community:verify-domain --community S',
+    description:
+      "Activates the community's pending custom domain (S: slug or id) without the DNS TXT check, for an " +
+      'operator who verified control another way. A domain active in another community, or one of the ' +
+      "service's own hostnames, is still refused.",
     options: { community: { type: 'string' } },
     async run(app, options) {
       const community = await communityOf(app, required(options, 'community'));
@@ -185,6 +209,38 @@ export const COMMANDS: Record<string, CommandSpec> = {
       return [
         `Verified custom domain ${settings.customDomain} for ${community.slug}: requests with that Host now resolve to it`,
       ];
+    },
+  },
+
+  'user:set-password': {
+    usage: 'user:set-password --email E [--password-stdin]',
+    description:
+      'Sets the password of an existing user (e.g. one added by member:add), at least 8 characters. ' +
+      'Typed at a hidden prompt in a terminal; --password-stdin reads it from standard input instead ' +
+      '(echo "$PW" | npm run cli -- user:set-password --email E --password-stdin). ' +
+      "The user's refresh tokens are revoked: other sessions end when their access token expires.",
+    options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+    async run(app, options, io) {
+      const address = email(options);
+      const prisma = app.get(PrismaService);
+      const user = await prisma.user.findUnique({ where: { email: address }, select: { id: true } });
+      if (!user) throw new CliError(`No user with the e-mail ${address}: create it with user:create`);
+      const password = await io.readSecret(
+        `New password for ${address}: `,
+        options['password-stdin'] === true,
+      );
+      if (password.length < MIN_PASSWORD_LENGTH) {
+        throw new CliError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+      }
+      const passwordHash = await app.get(PasswordService).hash(password);
+      await prisma.$transaction([
+        prisma.user.update({ where: { id: user.id }, data: { passwordHash } }),
+        prisma.refreshToken.updateMany({
+          where: { userId: user.id, revokedAt: null },
+          data: { revokedAt: new Date() },
+        }),
+      ]);
+      return [`Password of ${address} set; it can log in now`];
     },
   },
 };

@@ -1,9 +1,21 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import type { Plan, Role } from '../generated/prisma/enums';
 import { ApiKeysService } from '../modules/admin/api-keys.service';
+import { parseApiKey, secretMatches } from '../modules/auth/api-key-format';
 import { PasswordService } from '../modules/auth/password.service';
+import { SUBSCRIBABLE_EVENTS } from '../modules/events/event-catalog';
+import { WebhookSecretsService } from '../modules/webhooks/secrets/webhook-secrets.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CliError, createCliContext } from './cli-context';
+import {
+  databaseOf,
+  DEMO_RECEIVER_URL,
+  DemoState,
+  demoStatePath,
+  readDemoState,
+  writeDemoState,
+} from './demo-state';
 
 /** Every demo login uses this password: the demo is for trying the service locally, never production. */
 export const DEMO_PASSWORD = 'demo-password-123';
@@ -18,7 +30,12 @@ export interface SeedResult {
   /** each role's login; the same people are members of every demo community with that role */
   logins: { email: string; role: Role }[];
   apiKey: { key: string; community: string; actsAs: string };
+  /** outside production: demo-pro's endpoint at the local receiver (`npm run receiver`) */
+  endpoint?: { id: string; communityId: string; url: string; events: string[]; secret: string };
 }
+
+/** The description that marks the demo's receiver endpoint (so a restart can find it again). */
+export const DEMO_ENDPOINT_DESCRIPTION = 'Demo: the local receiver (npm run receiver)';
 
 const roleEmail = (role: Role) => `${role.toLowerCase()}@${DEMO_DOMAIN}`;
 
@@ -31,7 +48,7 @@ const roleEmail = (role: Role) => `${role.toLowerCase()}@${DEMO_DOMAIN}`;
  */
 export async function seedDemo(
   app: INestApplicationContext,
-  options: { force?: boolean } = {},
+  options: { force?: boolean; receiverUrl?: string } = {},
 ): Promise<SeedResult> {
   const prisma = app.get(PrismaService);
   const passwordHash = await app.get(PasswordService).hash(DEMO_PASSWORD);
@@ -158,13 +175,134 @@ export async function seedDemo(
 
   const pro = result.communities.find((c) => c.plan === 'PRO')!;
   const key = await app.get(ApiKeysService).create(pro.id, result.users.OWNER.id, 'demo key');
+  const endpoint = app.get(AppConfig).isProduction
+    ? undefined
+    : await createDemoEndpoint(app, pro.id, options.receiverUrl ?? DEMO_RECEIVER_URL);
   return {
     password: DEMO_PASSWORD,
     platformAdmin: result.admin.email,
     communities: result.communities,
     logins: DEMO_ROLES.map((role) => ({ email: result.users[role].email, role })),
     apiKey: { key: key.key, community: pro.slug, actsAs: result.users.OWNER.email },
+    endpoint,
   };
+}
+
+/**
+ * demo-pro's endpoint at the local receiver, subscribed to every event. Written directly (the seed
+ * is the starting state): an http target on 127.0.0.1 is delivered to only while
+ * WEBHOOK_ALLOW_INSECURE_TARGETS=true, which `npm start` sets in development.
+ */
+async function createDemoEndpoint(app: INestApplicationContext, communityId: string, url: string) {
+  const events = [...SUBSCRIBABLE_EVENTS];
+  return app.get(PrismaService).$transaction(async (tx) => {
+    const endpoint = await tx.webhookEndpoint.create({
+      data: { communityId, url, events, description: DEMO_ENDPOINT_DESCRIPTION },
+      select: { id: true },
+    });
+    const secret = await app.get(WebhookSecretsService).create(tx, communityId, endpoint.id);
+    return { id: endpoint.id, communityId, url, events, secret };
+  });
+}
+
+/** What the state file keeps of a fresh seed. */
+export function demoStateOf(seed: SeedResult, databaseUrl: string): DemoState {
+  const pro = seed.communities.find((c) => c.slug === seed.apiKey.community)!;
+  return {
+    database: databaseOf(databaseUrl),
+    password: seed.password,
+    communities: seed.communities,
+    logins: seed.logins,
+    platformAdmin: seed.platformAdmin,
+    defaultCommunity: seed.communities[0].slug,
+    apiKey: { ...seed.apiKey, communityId: pro.id },
+    endpoint: seed.endpoint && {
+      id: seed.endpoint.id,
+      communityId: seed.endpoint.communityId,
+      url: seed.endpoint.url,
+      events: seed.endpoint.events,
+      secrets: [seed.endpoint.secret],
+    },
+    writtenAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * Brings the state file up to date with the database on every `npm start`: community ids, the
+ * endpoint and its live secrets (decrypted: they may have been rotated) are read again; the API
+ * key is kept while it still works, else a new one is minted (a key is never readable back).
+ * Returns null when the database has no demo.
+ */
+export async function refreshDemoState(
+  app: INestApplicationContext,
+  path: string,
+  databaseUrl: string,
+): Promise<DemoState | null> {
+  const prisma = app.get(PrismaService);
+  const slugs = DEMO_PLANS.map((plan) => `demo-${plan.toLowerCase()}`);
+  const found = await prisma.community.findMany({
+    where: { slug: { in: slugs } },
+    select: { id: true, slug: true, plan: true },
+  });
+  const communities = slugs.flatMap((slug) => found.filter((c) => c.slug === slug));
+  const pro = communities.find((c) => c.slug === 'demo-pro');
+  if (!pro) return null;
+  const owner = await prisma.membership.findFirst({
+    where: { communityId: pro.id, role: 'OWNER' },
+    orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }],
+    select: { user: { select: { id: true, email: true } } },
+  });
+  if (!owner) return null;
+
+  const previous = readDemoState(path, databaseUrl);
+  let apiKey = previous?.apiKey;
+  if (!apiKey || apiKey.communityId !== pro.id || !(await apiKeyWorks(app, apiKey.key, pro.id))) {
+    const minted = await app.get(ApiKeysService).create(pro.id, owner.user.id, 'demo key');
+    apiKey = { key: minted.key, communityId: pro.id, community: pro.slug, actsAs: owner.user.email };
+  }
+
+  let endpoint: DemoState['endpoint'];
+  if (!app.get(AppConfig).isProduction) {
+    const row = await prisma.webhookEndpoint.findFirst({
+      where: { communityId: pro.id, description: DEMO_ENDPOINT_DESCRIPTION },
+      orderBy: { createdAt: 'asc' },
+      select: { id: true, url: true, events: true },
+    });
+    if (row) {
+      const secrets = await app.get(WebhookSecretsService).liveSecrets(pro.id, row.id);
+      endpoint = { id: row.id, communityId: pro.id, url: row.url, events: row.events, secrets };
+    } else {
+      const { secret, ...created } = await createDemoEndpoint(app, pro.id, DEMO_RECEIVER_URL);
+      endpoint = { ...created, secrets: [secret] };
+    }
+  }
+
+  const state: DemoState = {
+    database: databaseOf(databaseUrl),
+    password: DEMO_PASSWORD,
+    communities,
+    logins: DEMO_ROLES.map((role) => ({ email: roleEmail(role), role })),
+    platformAdmin: `platform-admin@${DEMO_DOMAIN}`,
+    defaultCommunity: communities[0].slug,
+    apiKey,
+    endpoint,
+    writtenAt: new Date().toISOString(),
+  };
+  writeDemoState(path, state);
+  return state;
+}
+
+/** Whether a stored demo key is still a live key of the community (not revoked, not reseeded away). */
+async function apiKeyWorks(app: INestApplicationContext, key: string, communityId: string): Promise<boolean> {
+  const parsed = parseApiKey(key);
+  if (!parsed) return false;
+  const row = await app.get(PrismaService).apiKey.findUnique({
+    where: { keyId: parsed.keyId },
+    select: { communityId: true, secretHash: true, revokedAt: true },
+  });
+  return (
+    !!row && row.communityId === communityId && !row.revokedAt && secretMatches(parsed.secret, row.secretHash)
+  );
 }
 
 /** Whether the database holds any community (the seed only fills an empty database). */
@@ -179,17 +317,53 @@ export function formatSeedReport(seed: SeedResult): string[] {
     `  logins (password "${seed.password}"; each is a member of every demo community with this role):`,
     ...seed.logins.map((l) => `    ${l.email.padEnd(24)} ${l.role}`),
     `    ${seed.platformAdmin.padEnd(24)} platform admin (member of none)`,
-    `  API key of ${seed.apiKey.community} (acts as ${seed.apiKey.actsAs}; shown only now), send as X-Api-Key:`,
+    `  API key of ${seed.apiKey.community} (acts as ${seed.apiKey.actsAs}), send as X-Api-Key:`,
     `    ${seed.apiKey.key}`,
+    ...(seed.endpoint
+      ? [
+          `  webhook endpoint of ${seed.apiKey.community}: ${seed.endpoint.url} (every event; npm run receiver listens there)`,
+          `    signing secret ${seed.endpoint.secret}`,
+        ]
+      : []),
   ];
 }
 
-/** Seeds unless the database already has a community (or `force`); returns null when it skipped. */
+/**
+ * Seeds unless the database already has a community (or `force`); returns null when it skipped.
+ * A fresh seed is written to the state file (demoStatePath) so later starts can show it again.
+ */
 export async function seedIfEmpty(options: { force?: boolean } = {}): Promise<SeedResult | null> {
   const app = await createCliContext();
   try {
     if (!options.force && (await hasCommunities(app))) return null;
-    return await seedDemo(app, options);
+    const seed = await seedDemo(app, options);
+    writeDemoState(demoStatePath(), demoStateOf(seed, app.get(AppConfig).DATABASE_URL));
+    return seed;
+  } finally {
+    await app.close();
+  }
+}
+
+/**
+ * What `npm start` runs before the API and the worker: seeds an empty database, then brings the
+ * state file up to date (new ids after a reseed, rotated secrets, a new key when the old one is
+ * gone). Returns the state for the banner (null: no demo in this database) and whether it seeded.
+ */
+export async function prepareDemo(): Promise<{
+  seeded: boolean;
+  state: DemoState | null;
+  statePath: string;
+}> {
+  const statePath = demoStatePath();
+  const app = await createCliContext();
+  try {
+    const seeded = !(await hasCommunities(app));
+    if (seeded) {
+      const seed = await seedDemo(app);
+      writeDemoState(statePath, demoStateOf(seed, app.get(AppConfig).DATABASE_URL));
+    }
+    const state = await refreshDemoState(app, statePath, app.get(AppConfig).DATABASE_URL);
+    return { seeded, state, statePath };
   } finally {
     await app.close();
   }
@@ -210,7 +384,7 @@ async function main(): Promise<number> {
       );
       return 0;
     }
-    process.stdout.write(`${formatSeedReport(seed).join('\n')}\n`);
+    process.stdout.write(`${formatSeedReport(seed).join('\n')}\n  (kept in ${demoStatePath()})\n`);
     return 0;
   } catch (err) {
     process.stderr.write(`Error: ${err instanceof CliError ? err.message : (err as Error).message}\n`);

@@ -44,4 +44,37 @@ describe('loadConfig', () => {
     expect(config.jwtExpiresInSeconds).toBe(2);
     expect(config.webhookRetryScheduleMs).toEqual([10, 20]);
   });
+
+  it.each([
+    ['7 days', 7 * 24 * 3600 * 1000],
+    ['1.5h', 5_400_000],
+    ['90s', 90_000],
+    ['2 weeks', 14 * 24 * 3600 * 1000],
+    ['15 minutes', 900_000],
+    ['250ms', 250],
+    ['7d', 7 * 24 * 3600 * 1000],
+    // a plain number is milliseconds, as the ms package reads it
+    ['90', 90],
+  ])('accepts every form ms accepts: %j is %d ms', (value, expected) => {
+    const { config } = loadConfig({
+      JWT_EXPIRES_IN: value,
+      WEBHOOK_TIMEOUT: value,
+      WEBHOOK_RETRY_SCHEDULE: `${value}, 5s`,
+    });
+    expect(config.webhookTimeoutMs).toBe(expected);
+    expect(config.jwtExpiresInSeconds).toBe(Math.floor(expected / 1000));
+    expect(config.webhookRetryScheduleMs).toEqual([expected, 5000]);
+  });
+
+  it.each(['forever', '-1h', '7 eons'])(
+    'refuses %j as a duration, naming the setting and the syntax',
+    (value) => {
+      expect(() => loadConfig({ WEBHOOK_TIMEOUT: value })).toThrow(/WEBHOOK_TIMEOUT: .*duration.*7 days/);
+      expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: `5s,${value}` })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
+    },
+  );
+
+  it('reads an empty duration as "use the default"', () => {
+    expect(loadConfig({ WEBHOOK_TIMEOUT: '' }).config.webhookTimeoutMs).toBe(15_000);
+  });
 });

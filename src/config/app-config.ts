@@ -10,13 +10,44 @@ import {
   Min,
   validateSync,
   ValidateBy,
+  ValidationOptions,
 } from 'class-validator';
 import ms from 'ms';
 import { isIP } from 'node:net';
 
-/** Accepts `250ms`, `5s`, `5m`, `2h`, `7d` (the `ms` package's syntax). */
-const DURATION = /^\d+(\.\d+)?\s*(ms|s|m|h|d|w)$/;
-const DURATION_LIST = /^\s*\d+(\.\d+)?\s*(ms|s|m|h|d|w)(\s*,\s*\d+(\.\d+)?\s*(ms|s|m|h|d|w))*\s*$/;
+/**
+ * A duration is anything the `ms` package reads: `250ms`, `90s`, `1.5h`, `7 days`, `2 weeks`, `1y`.
+ * A plain number is milliseconds, as `ms` reads it (`90` is 90 ms, not 90 s). Negative values are refused.
+ */
+function isDuration(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  try {
+    return durationMs(value) >= 0;
+  } catch {
+    return false;
+  }
+}
+
+function IsDuration(example: string, options?: ValidationOptions & { list?: boolean }): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isDuration',
+      validator: {
+        validate: (value: unknown) =>
+          options?.list
+            ? typeof value === 'string' && value.split(',').every((part) => isDuration(part))
+            : isDuration(value),
+        defaultMessage: (args) =>
+          options?.list
+            ? `${args?.property} must be a comma-separated list of durations such as ${example} ` +
+              `(ms syntax: 90s, 1.5h, 7 days; a plain number is milliseconds), got '${String(args?.value)}'`
+            : `${args?.property} must be a duration such as ${example} ` +
+              `(ms syntax: 90s, 1.5h, 7 days; a plain number is milliseconds), got '${String(args?.value)}'`,
+      },
+    },
+    options,
+  );
+}
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined ? undefined : value === true || value === 'true' || value === '1';
 const toInt = ({ value }: { value: unknown }) =>
@@ -115,17 +146,17 @@ export class AppConfig {
   @Matches(/^.{32,}$/s, { message: 'JWT_SECRET must be at least 32 characters' })
   JWT_SECRET?: string;
 
-  @Matches(DURATION, { message: 'JWT_EXPIRES_IN must be a duration such as 7d or 15m' })
+  @IsDuration('7d')
   JWT_EXPIRES_IN = '7d';
 
-  @Matches(DURATION, { message: 'REFRESH_TOKEN_EXPIRES_IN must be a duration such as 30d' })
+  @IsDuration('30d')
   REFRESH_TOKEN_EXPIRES_IN = '30d';
 
   @IsOptional()
   @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 of 32 bytes' })
   WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
 
-  @Matches(DURATION, { message: 'WEBHOOK_SECRET_OVERLAP must be a duration such as 24h' })
+  @IsDuration('24h')
   WEBHOOK_SECRET_OVERLAP = '24h';
 
   @Transform(toInt)
@@ -138,13 +169,22 @@ export class AppConfig {
   @IsBoolean()
   WEBHOOK_ALLOW_INSECURE_TARGETS = false;
 
-  @Matches(DURATION, { message: 'WEBHOOK_TIMEOUT must be a duration such as 15s' })
+  /**
+   * The demo's state file (logins, API key, the local receiver's signing secret), written by the
+   * seed and `npm start` outside the repository; default $XDG_STATE_HOME/community-platform/demo.json
+   * or ~/.community-platform/demo.json (src/cli/demo-state.ts).
+   */
+  @IsOptional()
+  @IsString()
+  DEMO_STATE_FILE?: string;
+
+  @IsDuration('15s')
   WEBHOOK_TIMEOUT = '15s';
 
-  @Matches(DURATION_LIST, { message: 'WEBHOOK_RETRY_SCHEDULE must be a comma-separated list of durations' })
+  @IsDuration('5s,5m,30m', { list: true })
   WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
-  @Matches(DURATION, { message: 'WEBHOOK_AUTO_DISABLE_AFTER must be a duration such as 5d' })
+  @IsDuration('5d')
   WEBHOOK_AUTO_DISABLE_AFTER = '5d';
 
   @Transform(toInt)
@@ -167,15 +207,15 @@ export class AppConfig {
   WORKER_CONCURRENCY = 50;
 
   /** How often the relay polls the outbox when no notification woke it. */
-  @Matches(DURATION, { message: 'OUTBOX_POLL_INTERVAL must be a duration such as 1s' })
+  @IsDuration('1s')
   OUTBOX_POLL_INTERVAL = '1s';
 
   /** How long a stopping worker waits for in-flight jobs. */
-  @Matches(DURATION, { message: 'WORKER_SHUTDOWN_TIMEOUT must be a duration such as 20s' })
+  @IsDuration('20s')
   WORKER_SHUTDOWN_TIMEOUT = '20s';
 
   /** How often a worker looks for jobs whose worker died (their lock expired); also the lock's length. */
-  @Matches(DURATION, { message: 'WORKER_STALLED_INTERVAL must be a duration such as 30s' })
+  @IsDuration('30s')
   WORKER_STALLED_INTERVAL = '30s';
 
   // ------------------------------------------------------------- derived, typed views
@@ -234,7 +274,7 @@ export class AppConfig {
 }
 
 export function durationMs(value: string): number {
-  const parsed = ms(value.replace(/\s+/g, '') as ms.StringValue);
+  const parsed = ms(value.trim() as ms.StringValue);
   if (typeof parsed !== 'number' || !Number.isFinite(parsed)) throw new Error(`not a duration: ${value}`);
   return parsed;
 }

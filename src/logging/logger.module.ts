@@ -1,9 +1,13 @@
 import { RequestMethod } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { LoggerModule as PinoLoggerModule } from 'nestjs-pino';
+import type { DestinationStream, Level } from 'pino';
+import type { Options as HttpLoggerOptions } from 'pino-http';
+import pinoPretty from 'pino-pretty';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
+import { responseErrorCode } from './error-code';
 
 /** Paths pino blanks out wherever they appear in a log line: credentials and secrets never reach logs. */
 export const REDACTED_PATHS = [
@@ -44,14 +48,46 @@ export function redactUrl(url: string | undefined): string | undefined {
   return `${path}?${params.toString().replace(API_KEYS_IN_URL, '[REDACTED]')}`;
 }
 
-/** Structured JSON logs (pino); each line of a request carries its id as reqId. */
+/**
+ * Where log lines go: JSON lines on stdout in production (for a log shipper); outside production,
+ * pino-pretty renders them for people (local time, level, message, the request id), synchronously,
+ * on stdout, with colours when stdout is a terminal.
+ */
+export function logDestination(config: AppConfig): DestinationStream | undefined {
+  if (config.isProduction) return undefined;
+  return pinoPretty({
+    // process.stdout (not fd 1 directly): output stays in order with everything else the process prints
+    destination: process.stdout,
+    sync: true,
+    colorize: process.stdout.isTTY === true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // the message of a request line already says method, path, status and code
+    ignore: 'pid,hostname,req,res,context',
+    messageFormat: '{if context}[{context}] {end}{msg}',
+    singleLine: true,
+  });
+}
+
+type LoggedRequest = IncomingMessage & { originalUrl?: string };
+
+/** 5xx and errors are `error`, 4xx `warn`, the rest `info`. */
+export function requestLogLevel(_req: IncomingMessage, res: ServerResponse, err?: Error): Level {
+  if (err || res.statusCode >= 500) return 'error';
+  return res.statusCode >= 400 ? 'warn' : 'info';
+}
+
+/** `GET /api/sdk/tweets 403 FEATURE_NOT_AVAILABLE`: the line a person reads; fields stay for machines. */
+export function requestLogMessage(req: LoggedRequest, res: ServerResponse): string {
+  const code = responseErrorCode(res);
+  return `${req.method} ${redactUrl(req.originalUrl ?? req.url)} ${res.statusCode}${code ? ` ${code}` : ''}`;
+}
+
+/** Each request's log lines carry its id as reqId; its completion line carries the error code. */
 export const LoggerModule = PinoLoggerModule.forRootAsync({
   imports: [ConfigModule],
   inject: [AppConfig],
-  useFactory: (config: AppConfig) => ({
-    // path-to-regexp 8 syntax for "every route" (the default '*' is the legacy form Nest warns about)
-    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
-    pinoHttp: {
+  useFactory: (config: AppConfig) => {
+    const options: HttpLoggerOptions = {
       level: config.LOG_LEVEL,
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
       quietReqLogger: true,
@@ -64,7 +100,29 @@ export const LoggerModule = PinoLoggerModule.forRootAsync({
           url: redactUrl(req.url),
         }),
       },
+      customLogLevel: requestLogLevel,
+      customSuccessMessage: (req: IncomingMessage, res: ServerResponse) => requestLogMessage(req, res),
+      customErrorMessage: (req: IncomingMessage, res: ServerResponse) => requestLogMessage(req, res),
+      customSuccessObject: (_req: IncomingMessage, res: ServerResponse, value: Record<string, unknown>) => {
+        const code = responseErrorCode(res);
+        return code ? { ...value, code } : value;
+      },
+      customErrorObject: (
+        _req: IncomingMessage,
+        res: ServerResponse,
+        _err: Error,
+        value: Record<string, unknown>,
+      ) => {
+        const code = responseErrorCode(res);
+        return code ? { ...value, code } : value;
+      },
       autoLogging: { ignore: (req: IncomingMessage) => req.url === '/api/health' },
-    },
-  }),
+    };
+    const destination = logDestination(config);
+    return {
+      // path-to-regexp 8 syntax for "every route" (the default '*' is the legacy form Nest warns about)
+      forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
+      pinoHttp: destination ? [options, destination] : options,
+    };
+  },
 });

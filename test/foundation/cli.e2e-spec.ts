@@ -1,7 +1,22 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
+import { Webhook } from 'standardwebhooks';
+import { formatBanner } from '../../src/cli/banner';
 import { createCliContext } from '../../src/cli/cli-context';
+import { COMMANDS } from '../../src/cli/commands';
 import { runCli } from '../../src/cli/main';
-import { DEMO_PASSWORD, formatSeedReport, seedDemo } from '../../src/cli/seed';
+import { DemoState, readDemoState, writeDemoState } from '../../src/cli/demo-state';
+import { RunningReceiver, startReceiver } from '../../src/cli/receiver';
+import {
+  DEMO_PASSWORD,
+  demoStateOf,
+  formatSeedReport,
+  refreshDemoState,
+  SeedResult,
+  seedDemo,
+} from '../../src/cli/seed';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { call } from '../utils/http';
@@ -10,10 +25,32 @@ import { call } from '../utils/http';
 
 /** Runs the CLI in-process against the run's database and captures what it prints. */
 async function cli(...argv: string[]) {
+  return cliWith({}, ...argv);
+}
+
+/** The same, with what the terminal would give: standard input, or answers to a hidden prompt. */
+async function cliWith(terminal: { stdin?: string; answers?: string[] }, ...argv: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  const answers = [...(terminal.answers ?? [])];
+  const code = await runCli(argv, {
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+    readStdin: async () => terminal.stdin ?? '',
+    prompt: terminal.answers ? async () => answers.shift() ?? '' : null,
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** Runs `work` with DATABASE_URL pointing at a port where nothing listens. */
+async function withUnreachableDatabase<T>(work: () => Promise<T>): Promise<T> {
+  const saved = process.env.DATABASE_URL;
+  process.env.DATABASE_URL = 'postgresql://postgres@127.0.0.1:1/nowhere';
+  try {
+    return await work();
+  } finally {
+    process.env.DATABASE_URL = saved;
+  }
 }
 
 describe('CLI (contract §6)', () => {
@@ -179,9 +216,97 @@ describe('CLI (contract §6)', () => {
     expect((await cli('community:verify-domain', '--community', 'no-such-community')).err).toMatch(
       /No community with id or slug/,
     );
-    expect((await cli('--help')).out).toMatch(
-      /community:verify-domain --community S .*pending custom domain/,
+    expect((await cli('--help')).out).toContain('community:verify-domain --community S');
+  });
+
+  it.each(Object.keys(COMMANDS))(
+    '%s --help prints its usage, description and options, exit 0, without a database',
+    async (name) => {
+      const res = await withUnreachableDatabase(() => cli(name, '--help'));
+      expect(res.code).toBe(0);
+      expect(res.out).toContain(`Usage: npm run cli -- ${COMMANDS[name].usage}`);
+      for (const option of Object.keys(COMMANDS[name].options)) expect(res.out).toContain(`--${option}`);
+      expect(res.out).toContain(COMMANDS[name].description);
+      expect((await cli(name, '--email', 'x', '-h')).out).toContain('Options:');
+    },
+  );
+
+  it('--help on the CLI itself lists every command and exits 0', async () => {
+    const res = await cli('--help');
+    expect(res.code).toBe(0);
+    for (const command of Object.values(COMMANDS)) expect(res.out).toContain(command.usage);
+    expect((await cli('help', 'user:set-password')).out).toContain('--password-stdin');
+  });
+
+  it('an unreachable database is one clear line and exit code 1', async () => {
+    const res = await withUnreachableDatabase(() =>
+      cli('user:create', '--email', 'a@example.test', '--password', 'long-enough-pw'),
     );
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(/^Error: Cannot reach PostgreSQL at 127\.0\.0\.1:1 \(DATABASE_URL\): .+$/);
+    expect(res.err.split('\n')).toHaveLength(1);
+  });
+
+  it('user:set-password gives a member added by member:add a password it can log in with', async () => {
+    const owner = `${unique('owner')}@example.test`;
+    const slug = unique('pw');
+    expect((await cli('user:create', '--email', owner, '--password', 'long-enough-pw')).code).toBe(0);
+    expect((await cli('community:create', '--name', 'PW', '--slug', slug, '--owner', owner)).code).toBe(0);
+    const member = `${unique('member')}@example.test`;
+    expect((await cli('member:add', '--community', slug, '--email', member)).code).toBe(0);
+    const before = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: member, password: 'a-new-password' },
+    });
+    expect(before.status).toBe(401);
+
+    const piped = await cliWith(
+      { stdin: 'a-new-password\n' },
+      'user:set-password',
+      '--email',
+      member.toUpperCase(),
+      '--password-stdin',
+    );
+    expect(piped).toMatchObject({ code: 0 });
+    expect(piped.out).not.toContain('a-new-password');
+    const login = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: member, password: 'a-new-password', communityId: slug },
+    });
+    expect(login.status).toBe(200);
+
+    // Interactive: typed twice at a hidden prompt; the old refresh token stops working.
+    const prompted = await cliWith(
+      { answers: ['another-password', 'another-password'] },
+      'user:set-password',
+      '--email',
+      member,
+    );
+    expect(prompted.code).toBe(0);
+    const refreshed = await call(t.app, 'POST', '/api/auth/refresh-token', {
+      body: { refreshToken: login.body.data.refreshToken },
+    });
+    expect(refreshed.status).toBe(401);
+    const again = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: member, password: 'another-password' },
+    });
+    expect(again.status).toBe(200);
+  });
+
+  it.each([
+    [{ stdin: 'short' }, ['--email', 'OWNER', '--password-stdin'], /at least 8 characters/],
+    [{ answers: ['long-enough-1', 'long-enough-2'] }, ['--email', 'OWNER'], /differ/],
+    [{}, ['--email', 'OWNER'], /No terminal.*--password-stdin/],
+    [{ stdin: 'long-enough-pw' }, ['--email', 'ghost@example.test', '--password-stdin'], /No user/],
+    [{}, ['--password-stdin'], /--email is required/],
+  ])('user:set-password refuses %j %j', async (terminal, args, message) => {
+    const owner = `${unique('owner')}@example.test`;
+    expect((await cli('user:create', '--email', owner, '--password', 'long-enough-pw')).code).toBe(0);
+    const res = await cliWith(terminal, 'user:set-password', ...args.map((a) => (a === 'OWNER' ? owner : a)));
+    expect(res.code).toBe(1);
+    expect(res.err).toMatch(message);
+    const login = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: owner, password: 'long-enough-pw' },
+    });
+    expect(login.status).toBe(200);
   });
 
   it('refuses a role name that is not a role', async () => {
@@ -243,5 +368,176 @@ describe('demo seed', () => {
     expect(await t.prisma.community.count({ where: { slug: { startsWith: 'demo-' } } })).toBe(3);
     const stale = await call(t.app, 'GET', '/api/admin/sdk/me', { apiKey: seed.apiKey.key });
     expect(stale.status).toBe(401);
+  });
+});
+
+describe('the first hour: demo endpoint, local receiver, state file and banner', () => {
+  let t: TestApp;
+  let ctx: INestApplicationContext;
+  let receiver: RunningReceiver;
+  let printed: string[];
+  let dir: string;
+  let seed: SeedResult;
+  beforeAll(async () => {
+    // What npm start gives the API in development: local http targets allowed.
+    t = await createTestApp({ WEBHOOK_ALLOW_INSECURE_TARGETS: 'true' });
+    ctx = await createCliContext();
+    dir = mkdtempSync(join(tmpdir(), 'cp-demo-state-'));
+    printed = [];
+    // Port 0: the test's own port. The receiver reads `secrets` on each request: the seed makes the secret.
+    const secrets: string[] = [];
+    receiver = await startReceiver({
+      port: 0,
+      host: '127.0.0.1',
+      status: 200,
+      secrets,
+      out: (l) => printed.push(l),
+    });
+    seed = await seedDemo(ctx, { force: true, receiverUrl: `${receiver.url}/webhooks` });
+    secrets.push(seed.endpoint!.secret);
+  });
+  afterAll(async () => {
+    await receiver.close();
+    rmSync(dir, { recursive: true, force: true });
+    await ctx.close();
+    await t.close();
+  });
+
+  const banner = (state: DemoState) =>
+    formatBanner({
+      apiBase: '/api',
+      state,
+      statePath: join(dir, 'demo.json'),
+      insecureTargets: 'set-by-start',
+    }).join('\n');
+
+  it('gives demo-pro an endpoint at the receiver, which verifies a signed delivery and prints it', async () => {
+    const pro = seed.communities.find((c) => c.slug === 'demo-pro')!;
+    expect(seed.endpoint).toMatchObject({ communityId: pro.id, url: `${receiver.url}/webhooks` });
+    const owner = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: seed.apiKey.actsAs, password: DEMO_PASSWORD, communityId: pro.id },
+    });
+    const sent = await call(t.app, 'POST', `/api/communities/${pro.id}/webhooks/${seed.endpoint!.id}/test`, {
+      token: owner.body.data.accessToken,
+    });
+    expect(sent.status).toBe(200);
+    const output = printed.join('\n');
+    expect(output).toMatch(/webhook\.test {2}msg_\S+ {2}verified \(secret 1\)/);
+    expect(output).toContain(`community  ${pro.id}`);
+    expect(output).toContain('answered   200');
+  });
+
+  it('refuses a request no secret signed (401) and answers --status to a signed one', async () => {
+    const secret = seed.endpoint!.secret;
+    const failing = await startReceiver({
+      port: 0,
+      host: '127.0.0.1',
+      status: 500,
+      secrets: [secret],
+      out: () => undefined,
+    });
+    try {
+      const body = JSON.stringify({
+        id: 'msg_1',
+        type: 'tweet.created',
+        timestamp: new Date().toISOString(),
+        data: {},
+      });
+      const headers = new Webhook(secret).sign('msg_1', new Date(), body);
+      const signed = await fetch(`${failing.url}/webhooks`, {
+        method: 'POST',
+        body,
+        headers: {
+          'webhook-id': 'msg_1',
+          'webhook-timestamp': `${Math.floor(Date.now() / 1000)}`,
+          'webhook-signature': headers,
+        },
+      });
+      expect(signed.status).toBe(500);
+      const forged = await fetch(`${failing.url}/webhooks`, {
+        method: 'POST',
+        body: body.replace('tweet', 'like'),
+        headers: {
+          'webhook-id': 'msg_1',
+          'webhook-timestamp': `${Math.floor(Date.now() / 1000)}`,
+          'webhook-signature': headers,
+        },
+      });
+      expect(forged.status).toBe(401);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('keeps the state outside the repository (owner-only), keeps a working key and re-mints a revoked one', async () => {
+    const path = join(dir, 'demo.json');
+    const url = t.config.DATABASE_URL;
+    writeDemoState(path, demoStateOf(seed, url));
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readDemoState(path, 'postgresql://postgres@127.0.0.1:5432/another_database')).toBeNull();
+
+    const kept = (await refreshDemoState(ctx, path, url))!;
+    expect(kept.apiKey.key).toBe(seed.apiKey.key);
+    expect(kept.endpoint!.secrets).toEqual([seed.endpoint!.secret]);
+    expect(kept.communities.map((c) => c.id)).toEqual(seed.communities.map((c) => c.id));
+
+    await t.prisma.apiKey.updateMany({
+      where: { communityId: kept.apiKey.communityId },
+      data: { revokedAt: new Date() },
+    });
+    const minted = (await refreshDemoState(ctx, path, url))!;
+    expect(minted.apiKey.key).not.toBe(seed.apiKey.key);
+    expect(readDemoState(path, url)!.apiKey.key).toBe(minted.apiKey.key);
+    const me = await call(t.app, 'GET', '/api/admin/sdk/me', { apiKey: minted.apiKey.key });
+    expect(me.body.data).toMatchObject({ communityId: kept.apiKey.communityId });
+  });
+
+  it('banner: URLs, each login and the community it acts in, the key, and commands that work as pasted', async () => {
+    const path = join(dir, 'demo.json');
+    const state = (await refreshDemoState(ctx, path, t.config.DATABASE_URL))!;
+    const text = banner(state);
+    const free = state.communities.find((c) => c.slug === 'demo-free')!;
+    const pro = state.communities.find((c) => c.slug === 'demo-pro')!;
+    expect(text).toContain('API   /api');
+    expect(text).toContain('Docs  /api/docs');
+    for (const c of state.communities) expect(text).toMatch(new RegExp(`${c.slug} +${c.id} +${c.plan}`));
+    for (const l of state.logins) expect(text).toMatch(new RegExp(`${l.email} +${l.role}`));
+    expect(text).toContain(`acts in demo-free (${free.id})`);
+    expect(text).toContain(state.apiKey.key);
+    expect(text).toContain(path);
+    expect(text).toContain('npm run receiver');
+    expect(text).toContain('WEBHOOK_ALLOW_INSECURE_TARGETS=true was set by npm start');
+
+    // A login that names no community lands in demo-free, as the banner says.
+    const plain = await call(t.app, 'POST', '/api/auth/login', {
+      body: { email: 'owner@demo.test', password: DEMO_PASSWORD },
+    });
+    const claims = JSON.parse(Buffer.from(plain.body.data.accessToken.split('.')[1], 'base64url').toString());
+    expect(claims.tenantId).toBe(free.id);
+
+    // The login command, as printed, acts in demo-pro.
+    const loginBody = /-d '(\{"email".*\})'/.exec(text)![1];
+    const login = await call(t.app, 'POST', '/api/auth/login', { body: JSON.parse(loginBody) });
+    expect(login.status).toBe(200);
+    const proClaims = JSON.parse(
+      Buffer.from(login.body.data.accessToken.split('.')[1], 'base64url').toString(),
+    );
+    expect(proClaims.tenantId).toBe(pro.id);
+
+    // The tweet command, as printed, creates a tweet in demo-pro with the key.
+    const tweetKey = /-H 'X-Api-Key: (cpk_\w+)'/.exec(text)![1];
+    const tweetBody = /-d '(\{"content".*\})'/.exec(text)![1];
+    const tweet = await call(t.app, 'POST', '/api/sdk/tweets', {
+      apiKey: tweetKey,
+      body: JSON.parse(tweetBody),
+    });
+    expect(tweet.status).toBe(201);
+    expect(tweet.body.data.communityId).toBe(pro.id);
+
+    const off = formatBanner({ apiBase: '/api', state, statePath: path, insecureTargets: 'off' }).join('\n');
+    expect(off).toContain('WEBHOOK_ALLOW_INSECURE_TARGETS is false');
+    expect(
+      formatBanner({ apiBase: '/api', state: null, statePath: path, insecureTargets: 'off' }).join('\n'),
+    ).toContain('npm run db:seed -- --force');
   });
 });

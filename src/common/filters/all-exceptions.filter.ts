@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { AppError, Errors } from '../errors/app-error';
 import { toErrorResponse } from '../errors/error-response';
 import type { AppRequest } from '../http/request-context';
+import { setResponseErrorCode } from '../../logging/error-code';
 import { CredentialsService } from '../../modules/auth/credentials.service';
 
 /**
@@ -32,6 +33,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.error({ err: exception }, 'Unhandled error');
     }
     if (reply.sent) return;
+    // The request's completion log line carries the code (src/logging/logger.module.ts).
+    setResponseErrorCode(reply.raw, response.body.code);
     void reply.status(response.status).headers(response.headers).send(response.body);
   }
 }

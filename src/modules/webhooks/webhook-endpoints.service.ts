@@ -129,8 +129,20 @@ export class WebhookEndpointsService {
       });
       return url.toString();
     } catch (err) {
-      if (err instanceof UnsafeTargetError) throw Errors.badRequest(err.message, 'url');
+      if (err instanceof UnsafeTargetError) {
+        throw Errors.badRequest(`${err.message}${await this.insecureHint(raw)}`, 'url');
+      }
       throw err;
     }
+  }
+
+  /** Outside production, a refusal that WEBHOOK_ALLOW_INSECURE_TARGETS would lift says so. */
+  private async insecureHint(raw: string): Promise<string> {
+    if (this.config.isProduction || this.config.WEBHOOK_ALLOW_INSECURE_TARGETS) return '';
+    const lifted = await assertSafeTargetUrl(raw, { allowInsecure: true, lookup: this.lookup }).then(
+      () => true,
+      () => false,
+    );
+    return lifted ? ' (for a local receiver in development, set WEBHOOK_ALLOW_INSECURE_TARGETS=true)' : '';
   }
 }

@@ -1,0 +1,18 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * The contract's error code of a response, kept on the raw response so that pino-http's
+ * "request completed" line (written when the response finishes) can carry it. The exception filter
+ * and Fastify's error handler, the two places that know the code, set it.
+ */
+const ERROR_CODE = Symbol('cp.errorCode');
+
+type WithCode = ServerResponse & { [ERROR_CODE]?: string };
+
+export function setResponseErrorCode(res: ServerResponse, code: string): void {
+  (res as WithCode)[ERROR_CODE] = code;
+}
+
+export function responseErrorCode(res: ServerResponse): string | undefined {
+  return (res as WithCode)[ERROR_CODE];
+}

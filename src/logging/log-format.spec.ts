@@ -1,0 +1,54 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LoggerService } from '@nestjs/common';
+import { loadConfig } from '../config/app-config';
+import { setResponseErrorCode } from './error-code';
+import { logDestination, requestLogLevel, requestLogMessage } from './logger.module';
+import { StartupDetailAtDebug } from './startup-detail-logger';
+
+const production = {
+  NODE_ENV: 'production',
+  JWT_SECRET: 'x'.repeat(40),
+  WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
+};
+
+describe('log format', () => {
+  it('is JSON lines in production and pino-pretty elsewhere', () => {
+    expect(logDestination(loadConfig(production).config)).toBeUndefined();
+    expect(logDestination(loadConfig({ NODE_ENV: 'development' }).config)).toBeDefined();
+  });
+
+  it('words a request line with method, path (credentials masked), status and error code', () => {
+    const req = { method: 'GET', url: '/api/x?apiKey=cpk_secret' } as IncomingMessage;
+    const res = { statusCode: 403 } as ServerResponse;
+    expect(requestLogMessage(req, res)).toBe('GET /api/x?apiKey=%5BREDACTED%5D 403');
+    setResponseErrorCode(res, 'FEATURE_NOT_AVAILABLE');
+    expect(requestLogMessage(req, res)).toBe('GET /api/x?apiKey=%5BREDACTED%5D 403 FEATURE_NOT_AVAILABLE');
+  });
+
+  it.each([
+    [200, 'info'],
+    [404, 'warn'],
+    [500, 'error'],
+  ])('logs a %d at %s', (statusCode, level) => {
+    expect(requestLogLevel({} as IncomingMessage, { statusCode } as ServerResponse)).toBe(level);
+  });
+
+  it("moves Nest's route-mapping and module-loading lines to debug, nothing else", () => {
+    const calls: string[] = [];
+    const inner = {
+      log: (m: string) => calls.push(`log ${m}`),
+      debug: (m: string) => calls.push(`debug ${m}`),
+      error: () => undefined,
+      warn: () => undefined,
+    } as LoggerService;
+    const logger = new StartupDetailAtDebug(inner);
+    logger.log('Mapped {/api/health, GET} route', 'RouterExplorer');
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
+    logger.log('Nest application successfully started', 'NestApplication');
+    expect(calls).toEqual([
+      'debug Mapped {/api/health, GET} route',
+      'debug AppModule dependencies initialized',
+      'log Nest application successfully started',
+    ]);
+  });
+});

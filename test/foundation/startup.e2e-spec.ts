@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { unique } from '../utils/factories';
+
+/**
+ * The processes as a person starts them (`npm start`, `npm run start:api`, `npm run start:worker`),
+ * from the build that `npm test` makes first: configuration errors come first, and an unreachable
+ * database or Redis is one clear line and a non-zero exit.
+ */
+const root = resolve(__dirname, '..', '..');
+const dist = join(root, 'dist');
+
+function run(args: string[], env: Record<string, string>) {
+  if (!existsSync(join(dist, 'main.js'))) throw new Error('dist/ is missing: npm test builds it first');
+  const result = spawnSync(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
+
+describe('start-up order and failures', () => {
+  it('npm start validates every setting before it creates, migrates or seeds a database', async () => {
+    const database = `cp_never_${unique('db').replace(/\W/g, '_')}`.toLowerCase();
+    const url = new URL(process.env.DATABASE_URL!);
+    url.pathname = `/${database}`;
+    const res = run([join('scripts', 'start.js')], {
+      START_DIST: dist,
+      DATABASE_URL: url.toString(),
+      JWT_EXPIRES_IN: 'forever',
+      WEBHOOK_TIMEOUT: '-5s',
+      DEMO_STATE_FILE: join(root, 'never-written.json'),
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/JWT_EXPIRES_IN[\s\S]*WEBHOOK_TIMEOUT/);
+    expect(res.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(res.stdout).not.toMatch(/migrat/i);
+    const admin = new Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL });
+    await admin.connect();
+    try {
+      const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      expect(found.rowCount).toBe(0);
+    } finally {
+      await admin.end();
+    }
+    expect(existsSync(join(root, 'never-written.json'))).toBe(false);
+  });
+
+  it('the worker with an unreachable database: one line, exit 1', () => {
+    const res = run([join(dist, 'worker.js')], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere' });
+    expect(res.code).toBe(1);
+    expect(lines(res.stderr)).toEqual([
+      expect.stringMatching(/^\[worker\] Cannot reach PostgreSQL at 127\.0\.0\.1:1 /),
+    ]);
+  });
+
+  it('the API with an unreachable Redis: one line, exit 1, never "successfully started"', () => {
+    const res = run([join(dist, 'main.js')], { REDIS_URL: 'redis://127.0.0.1:1', PORT: '0' });
+    expect(res.code).toBe(1);
+    expect(lines(res.stderr)).toEqual([
+      expect.stringMatching(/^\[api\] Cannot reach Redis at 127\.0\.0\.1:1 /),
+    ]);
+    expect(res.stdout).not.toContain('successfully started');
+  });
+
+  it('the CLI with a bad setting: the setting named, exit 1', () => {
+    const res = run([join(dist, 'cli', 'main.js'), 'apikey:create', '--community', 'x'], {
+      JWT_EXPIRES_IN: 'soon',
+    });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/JWT_EXPIRES_IN/);
+  });
+});
