@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
 import { PrismaModule } from './prisma/prisma.module';
-import { DeliveryWorkerModule } from './worker/delivery-worker.module';
+import { DeliveryWorkerModule } from './modules/webhooks/worker/delivery-worker.module';
 
 /**
  * The delivery worker: a Nest application context with no HTTP server. Only this module imports

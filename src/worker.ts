@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { preflight, signalReady } from './config/preflight';
-import { WorkerRuntime } from './worker/worker-runtime.service';
+import { WorkerRuntime } from './modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from './worker.module';
 
 /** Past the drain window, closing connections gets this long before the process is ended anyway. */

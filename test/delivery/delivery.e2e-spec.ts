@@ -1,9 +1,9 @@
 import { loadConfig } from '../../src/config/app-config';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { DeliveryProcessor } from '../../src/worker/delivery.processor';
-import { EndpointHealth } from '../../src/worker/endpoint-health.service';
-import { WorkerRuntime } from '../../src/worker/worker-runtime.service';
+import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
+import { EndpointHealth } from '../../src/modules/webhooks/worker/endpoint-health.service';
+import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';

@@ -1,4 +1,4 @@
-import { OutboxRetention } from '../../src/worker/outbox-retention.service';
+import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity } from '../utils/factories';
 import { DELIVERY_TEST_ENV } from '../utils/worker';

@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/secrets/webhook-secrets.service';
-import { WorkerRuntime } from '../../src/worker/worker-runtime.service';
+import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from '../../src/worker.module';
 
 /**

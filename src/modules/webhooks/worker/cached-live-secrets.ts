@@ -1,4 +1,4 @@
-import type { LiveSecretsSource } from '../modules/webhooks/delivery/webhook-sender.service';
+import type { LiveSecretsSource } from '../delivery/webhook-sender.service';
 
 /** How long the worker signs with the secrets it read; see the class comment for why this is safe. */
 export const LIVE_SECRETS_TTL_MS = 1_000;

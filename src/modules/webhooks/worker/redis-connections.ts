@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import type { AppConfig } from '../config/app-config';
+import type { AppConfig } from '../../../config/app-config';
 
 /**
  * BullMQ needs its own connections (it manages key prefixes itself, so the API's keyPrefix'ed

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { PrismaService } from '../prisma/prisma.service';
+import { PrismaService } from '../../../prisma/prisma.service';
 
 /** Relayed outbox rows are kept this long (for inspection and manual replay), then deleted. */
 export const OUTBOX_RETENTION_DAYS = 7;

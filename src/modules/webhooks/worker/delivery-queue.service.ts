@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type Redis from 'ioredis';
-import { AppConfig } from '../config/app-config';
+import { AppConfig } from '../../../config/app-config';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData, deliveryJobId } from './delivery-job';
 import { closeConnection, createProducerConnection } from './redis-connections';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import type { EventBody } from '../modules/events/event-body';
-import { PrismaService } from '../prisma/prisma.service';
+import { AppConfig } from '../../../config/app-config';
+import type { EventBody } from '../../events/event-body';
+import { PrismaService } from '../../../prisma/prisma.service';
 import type { DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Worker } from 'bullmq';
 import type Redis from 'ioredis';
-import { AppConfig } from '../config/app-config';
+import { AppConfig } from '../../../config/app-config';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
 import { DeliveryProcessor } from './delivery.processor';
 import { closeConnection, createWorkerConnection } from './redis-connections';

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { DeliveryLogService } from '../modules/webhooks/delivery/delivery-log.service';
-import { WebhookSender } from '../modules/webhooks/delivery/webhook-sender.service';
-import { PrismaService } from '../prisma/prisma.service';
+import { AppConfig } from '../../../config/app-config';
+import { DeliveryLogService } from '../delivery/delivery-log.service';
+import { WebhookSender } from '../delivery/webhook-sender.service';
+import { PrismaService } from '../../../prisma/prisma.service';
 import type { DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DELIVERY_SENDER } from './delivery-sender';

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { PrismaService } from '../prisma/prisma.service';
+import { AppConfig } from '../../../config/app-config';
+import { PrismaService } from '../../../prisma/prisma.service';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
 export interface EndpointState {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PrismaService } from '../prisma/prisma.service';
+import type { PrismaService } from '../../../prisma/prisma.service';
 import type { DeliveryJobData } from './delivery-job';
 import type { EndpointState } from './endpoint-health.service';
 

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { AppConfig } from '../config/app-config';
-import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../modules/webhooks/delivery/webhook-sender.service';
-import type { ResolveAll } from '../modules/webhooks/delivery/url-safety';
-import { WebhookSecretsService } from '../modules/webhooks/secrets/webhook-secrets.service';
-import { WebhooksCoreModule } from '../modules/webhooks/webhooks-core.module';
+import { AppConfig } from '../../../config/app-config';
+import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../delivery/webhook-sender.service';
+import type { ResolveAll } from '../delivery/url-safety';
+import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
+import { WebhooksCoreModule } from '../webhooks-core.module';
 import { CachedLiveSecrets } from './cached-live-secrets';
 import { DELIVERY_SENDER } from './delivery-sender';
 import { DeliveryQueue } from './delivery-queue.service';

@@ -1,5 +1,5 @@
 import type { JobsOptions } from 'bullmq';
-import type { EventBody } from '../modules/events/event-body';
+import type { EventBody } from '../../events/event-body';
 
 /** One BullMQ queue carries every webhook delivery attempt (first sends and retries). */
 export const DELIVERY_QUEUE = 'webhook-deliveries';
