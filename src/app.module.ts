@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { AccessGuards } from './common/guards';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
+import { RequestIdInterceptor } from './common/http/request-id';
 import { EnvelopeInterceptor } from './common/interceptors/envelope.interceptor';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
@@ -45,6 +46,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     ...AccessGuards.map((guard) => ({ provide: APP_GUARD, useClass: guard })),
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })

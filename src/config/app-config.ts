@@ -210,6 +210,17 @@ export class AppConfig {
   @IsDuration('1s')
   OUTBOX_POLL_INTERVAL = '1s';
 
+  /**
+   * How often a worker re-queues due deliveries that have no queue job (Redis emptied) and closes
+   * attempts whose worker died mid-send: a lost job waits at most this long.
+   */
+  @IsDuration('30s')
+  WEBHOOK_SWEEP_INTERVAL = '30s';
+
+  /** How long an event's body is kept after its last delivery attempt (the log shows it; resend needs it). */
+  @IsDuration('30d')
+  WEBHOOK_MESSAGE_RETENTION = '30d';
+
   /** How long a stopping worker waits for in-flight jobs. */
   @IsDuration('20s')
   WORKER_SHUTDOWN_TIMEOUT = '20s';
@@ -252,6 +263,12 @@ export class AppConfig {
   }
   get workerShutdownTimeoutMs(): number {
     return durationMs(this.WORKER_SHUTDOWN_TIMEOUT);
+  }
+  get webhookSweepIntervalMs(): number {
+    return durationMs(this.WEBHOOK_SWEEP_INTERVAL);
+  }
+  get webhookMessageRetentionMs(): number {
+    return durationMs(this.WEBHOOK_MESSAGE_RETENTION);
   }
   get workerStalledIntervalMs(): number {
     return durationMs(this.WORKER_STALLED_INTERVAL);

@@ -2,6 +2,8 @@ import { loadConfig } from '../../src/config/app-config';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
+import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
+import { WebhookEndpointsStore } from '../../src/modules/webhooks/webhook-endpoints.store';
 import { EndpointHealth } from '../../src/modules/webhooks/worker/endpoint-health.service';
 import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
 import { createTestApp, TestApp } from '../utils/app';
@@ -133,9 +135,10 @@ describe('webhook delivery worker', () => {
     ]);
     expect(rows[0].responseBody).toBe('boom');
     expect(rows[0].error).toContain('500');
-    // every attempt is PENDING while in flight; the retries were logged ahead with their due time
+    // every attempt is PENDING while in flight, with the time it was due: the relay wrote attempt 1
+    // (due at once), each failure wrote the next one ahead
     expect(pendingSeen.map((p) => p.attempt)).toEqual([1, 2, 3]);
-    expect(pendingSeen.map((p) => p.nextAttemptAt instanceof Date)).toEqual([false, true, true]);
+    expect(pendingSeen.map((p) => p.nextAttemptAt instanceof Date)).toEqual([true, true, true]);
     const requests = receiver.at(endpoint.path);
     expect(requests.map((r) => r.headers['webhook-id'])).toEqual([event.id, event.id, event.id]);
     for (const request of requests)
@@ -290,7 +293,11 @@ describe('failure counter (contract §5)', () => {
       ...DELIVERY_TEST_ENV,
       WEBHOOK_AUTO_DISABLE_AFTER: '1h',
     }).config;
-    const health = new EndpointHealth(api.prisma, config);
+    const health = new EndpointHealth(
+      new WebhookEndpointsStore(api.prisma),
+      new DeliveriesStore(api.prisma),
+      config,
+    );
     const community = await createCommunity(api.app);
     const endpoint = await api.prisma.webhookEndpoint.create({
       data: { communityId: community.id, url: 'http://127.0.0.1:1/x', events: ['tweet.created'] },

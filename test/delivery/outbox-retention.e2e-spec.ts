@@ -29,7 +29,7 @@ describe('outbox retention', () => {
     });
     // (a concurrently running worker may relay 'stuck' meanwhile: relayed just now, it is kept too)
 
-    await new OutboxRetention(api.prisma).prune(7);
+    await new OutboxRetention(api.prisma, api.config).prune(7 * day);
 
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
     expect(left.map((r) => r.messageId.split('_')[2]).sort()).toEqual(['recent', 'stuck']);

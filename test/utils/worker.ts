@@ -18,6 +18,8 @@ export const DELIVERY_TEST_ENV: Record<string, string> = {
   WEBHOOK_TIMEOUT: '2s',
   OUTBOX_POLL_INTERVAL: '20ms',
   WORKER_SHUTDOWN_TIMEOUT: '5s',
+  // a lost queue job or a dead worker's claim is found within half a second (tests wait for outcomes)
+  WEBHOOK_SWEEP_INTERVAL: '500ms',
 };
 
 export interface TestWorker {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../../generated/prisma/client';
+import { currentRequestId } from '../../common/http/request-id';
 import type { Tx } from '../../prisma/prisma.service';
 import { buildEventBody, EventBody } from './event-body';
 import type { SubscribableEvent } from './event-catalog';
@@ -11,7 +12,8 @@ function toJson(value: unknown): Prisma.InputJsonValue {
 
 /**
  * Writes catalog events into the outbox inside the caller's transaction, so a change that rolls
- * back leaves no event and a committed change always has its event (the worker relays it).
+ * back leaves no event and a committed change always has its event (the worker relays it). Each
+ * event keeps the id of the API request that raised it, which its delivery attempts copy.
  */
 @Injectable()
 export class OutboxService {
@@ -23,7 +25,13 @@ export class OutboxService {
   ): Promise<EventBody> {
     const body = buildEventBody(type, communityId, toJson(data) as Record<string, unknown>);
     await tx.outboxEvent.create({
-      data: { communityId, messageId: body.id, eventType: type, payload: toJson(body) },
+      data: {
+        communityId,
+        messageId: body.id,
+        eventType: type,
+        payload: toJson(body),
+        requestId: currentRequestId() ?? null,
+      },
     });
     return body;
   }
@@ -45,8 +53,8 @@ export class OutboxService {
     const messageIds = bodies.map((b) => b.id);
     const payloads = bodies.map((b) => JSON.stringify(b));
     await tx.$executeRaw`
-      INSERT INTO outbox_events (community_id, message_id, event_type, payload)
-      SELECT ${communityId}::uuid, e.message_id, ${type}, e.payload::jsonb
+      INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id)
+      SELECT ${communityId}::uuid, e.message_id, ${type}, e.payload::jsonb, ${currentRequestId() ?? null}::text
         FROM unnest(${messageIds}::text[], ${payloads}::text[]) WITH ORDINALITY AS e(message_id, payload, ord)
        ORDER BY e.ord`;
   }

@@ -2,52 +2,30 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
+import { WebhookEndpointsStore } from './webhook-endpoints.store';
 import { WEBHOOK_DNS_LOOKUP } from './delivery/webhook-sender.service';
 import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './delivery/url-safety';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
 import type { CreatedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
 
-/** The endpoint columns a read route may show: the secret lives in another table and never here. */
-export const WEBHOOK_SELECT = {
-  id: true,
-  communityId: true,
-  url: true,
-  events: true,
-  description: true,
-  isActive: true,
-  disabledAt: true,
-  consecutiveFailures: true,
-  failingSince: true,
-  lastSuccessAt: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-
 /** Webhook endpoints of a community: every query is scoped by the community. */
 @Injectable()
 export class WebhookEndpointsService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly store: WebhookEndpointsStore,
     private readonly config: AppConfig,
     private readonly secrets: WebhookSecretsService,
     @Inject(WEBHOOK_DNS_LOOKUP) private readonly lookup: ResolveAll,
   ) {}
 
   async list(communityId: string): Promise<{ items: WebhookDto[] }> {
-    const items = await this.prisma.webhookEndpoint.findMany({
-      where: { communityId },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      select: WEBHOOK_SELECT,
-    });
-    return { items };
+    return { items: await this.store.list(communityId) };
   }
 
   async get(communityId: string, id: string): Promise<WebhookDto> {
-    const endpoint = await this.prisma.webhookEndpoint.findUnique({
-      where: { communityId_id: { communityId, id } },
-      select: WEBHOOK_SELECT,
-    });
+    const endpoint = await this.store.find(communityId, id);
     if (!endpoint) throw Errors.notFound('Webhook endpoint');
     return endpoint;
   }
@@ -55,19 +33,17 @@ export class WebhookEndpointsService {
   async create(communityId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const url = await this.validUrl(dto.url);
     return this.prisma.$transaction(async (tx) => {
-      // The cap bounds one event's fan-out. Locking the community row serialises this community's
-      // creates, so two at cap-1 cannot both pass the count. NO KEY UPDATE, not UPDATE: rows that
-      // reference the community (tweets, members) keep being written meanwhile.
-      await tx.$queryRaw`SELECT 1 FROM communities WHERE id = ${communityId}::uuid FOR NO KEY UPDATE`;
+      // The cap bounds one event's fan-out; the count is taken under a lock on the community row.
       const cap = this.config.WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY;
-      if ((await tx.webhookEndpoint.count({ where: { communityId } })) >= cap) {
+      if ((await this.store.lockCommunityAndCount(tx, communityId)) >= cap) {
         throw Errors.conflict(
           `This community already has the maximum of ${cap} webhook endpoints; delete one before creating another`,
         );
       }
-      const endpoint = await tx.webhookEndpoint.create({
-        data: { communityId, url, events: dto.events, description: dto.description ?? '' },
-        select: WEBHOOK_SELECT,
+      const endpoint = await this.store.create(tx, communityId, {
+        url,
+        events: dto.events,
+        description: dto.description ?? '',
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
       return { ...endpoint, secret };
@@ -82,30 +58,22 @@ export class WebhookEndpointsService {
   async update(communityId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     const url = dto.url === undefined ? undefined : await this.validUrl(dto.url);
     return this.prisma.$transaction(async (tx) => {
-      const current = await tx.webhookEndpoint.findUnique({
-        where: { communityId_id: { communityId, id } },
-        select: { isActive: true },
-      });
+      const current = await this.store.find(communityId, id, tx);
       if (!current) throw Errors.notFound('Webhook endpoint');
       const reEnable = dto.isActive === true && !current.isActive;
-      return tx.webhookEndpoint.update({
-        where: { communityId_id: { communityId, id } },
-        data: {
-          url,
-          events: dto.events,
-          description: dto.description,
-          isActive: dto.isActive,
-          ...(reEnable ? { disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
-        },
-        select: WEBHOOK_SELECT,
+      return this.store.update(tx, communityId, id, {
+        url,
+        events: dto.events,
+        description: dto.description,
+        isActive: dto.isActive,
+        ...(reEnable ? { disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
       });
     });
   }
 
   /** Removes the endpoint; its secrets and delivery log go with it (foreign keys cascade). */
   async remove(communityId: string, id: string): Promise<{ id: string; deleted: true }> {
-    const { count } = await this.prisma.webhookEndpoint.deleteMany({ where: { communityId, id } });
-    if (count === 0) throw Errors.notFound('Webhook endpoint');
+    if (!(await this.store.remove(communityId, id))) throw Errors.notFound('Webhook endpoint');
     return { id, deleted: true };
   }
 

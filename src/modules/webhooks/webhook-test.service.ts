@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
 import { buildEventBody } from '../events/event-body';
 import { TEST_EVENT } from '../events/event-catalog';
-import { DeliveryLogService, DeliveryView } from './delivery/delivery-log.service';
+import { currentRequestId } from '../../common/http/request-id';
+import { DeliveriesStore, DeliveryView } from './deliveries.store';
 import { WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
@@ -16,7 +17,7 @@ export class WebhookTestService {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly sender: WebhookSender,
-    private readonly log: DeliveryLogService,
+    private readonly deliveries: DeliveriesStore,
   ) {}
 
   async sendTest(communityId: string, endpointId: string): Promise<DeliveryView> {
@@ -25,13 +26,11 @@ export class WebhookTestService {
       endpointId,
       message: 'Test delivery from the community platform',
     });
-    const attempt = await this.log.start({
-      communityId,
-      endpointId,
-      messageId: event.id,
-      eventType: TEST_EVENT,
-      attempt: 1,
-    });
+    const attemptId = await this.deliveries.startTest(
+      { communityId, endpointId, messageId: event.id, eventType: TEST_EVENT, attempt: 1 },
+      event,
+      currentRequestId() ?? null,
+    );
     const result = await this.sender.send({
       communityId,
       endpointId,
@@ -41,7 +40,7 @@ export class WebhookTestService {
       body: JSON.stringify(event),
       timestamp: new Date(event.timestamp),
     });
-    const view = await this.log.finish(attempt.id, communityId, result);
+    const view = await this.deliveries.finishTest(attemptId, communityId, result, event);
     if (!result.ok) {
       throw new AppError(
         500,

@@ -1,36 +1,40 @@
+import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import type Redis from 'ioredis';
-import { AppConfig } from '../../../config/app-config';
+import type { Queue, QueueOptions } from 'bullmq';
+import type { AppConfig } from '../../../config/app-config';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData, deliveryJobId } from './delivery-job';
-import { closeConnection, createProducerConnection } from './redis-connections';
+import { producerConnection } from './redis-connections';
 
-/** The producer side of the delivery queue: the relay's first attempts and the processor's retries. */
+/** The queue as BullModule.registerQueueAsync builds it: prefix REDIS_KEY_PREFIX, a fail-fast connection. */
+export function deliveryQueueOptions(config: AppConfig): QueueOptions {
+  // the prefix keeps environments and test runs from sharing a queue
+  return {
+    connection: producerConnection(config),
+    prefix: config.REDIS_KEY_PREFIX,
+    defaultJobOptions: DELIVERY_JOB_OPTIONS,
+  };
+}
+
+/**
+ * The producer side of the delivery queue: the relay's first attempts, the processor's retries and
+ * the sweep's re-queues. A job is a copy of a PENDING row, so every add is a best effort.
+ */
 @Injectable()
 export class DeliveryQueue {
   private readonly logger = new Logger(DeliveryQueue.name);
-  private readonly connection: Redis;
-  readonly queue: Queue<DeliveryJobData>;
 
-  constructor(config: AppConfig) {
-    this.connection = createProducerConnection(config);
-    // Queue prefix = REDIS_KEY_PREFIX, so environments and test runs never share a queue.
-    this.queue = new Queue<DeliveryJobData>(DELIVERY_QUEUE, {
-      connection: this.connection,
-      prefix: config.REDIS_KEY_PREFIX,
-      defaultJobOptions: DELIVERY_JOB_OPTIONS,
-    });
-    this.queue.on('error', (err) => this.logger.warn(`delivery queue: ${err.message}`));
+  constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {
+    this.queue.on('error', (err) => this.logger.warn({ msg: 'delivery queue error', error: err.message }));
   }
 
-  /** One job per (event, endpoint); an id that already exists is not added again. */
-  async addAll(jobs: DeliveryJobData[]): Promise<void> {
+  /** One job per attempt; an id that already exists (a live job) is not added again. */
+  async addAll(jobs: DeliveryJobData[], delayMs = 0): Promise<void> {
     for (let i = 0; i < jobs.length; i += ADD_BULK_CHUNK) {
       await this.queue.addBulk(
         jobs.slice(i, i + ADD_BULK_CHUNK).map((data) => ({
           name: data.eventType,
           data,
-          opts: { jobId: deliveryJobId(data.messageId, data.endpointId, data.attempt) },
+          opts: { jobId: deliveryJobId(data.messageId, data.endpointId, data.attempt), delay: delayMs },
         })),
       );
     }
@@ -45,7 +49,6 @@ export class DeliveryQueue {
 
   async close(): Promise<void> {
     await this.queue.close().catch(() => undefined);
-    await closeConnection(this.connection);
   }
 }
 

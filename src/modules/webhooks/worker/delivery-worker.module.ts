@@ -1,3 +1,4 @@
+import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../delivery/webhook-sender.service';
@@ -5,18 +6,27 @@ import type { ResolveAll } from '../delivery/url-safety';
 import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { WebhooksCoreModule } from '../webhooks-core.module';
 import { CachedLiveSecrets } from './cached-live-secrets';
+import { DELIVERY_QUEUE } from './delivery-job';
 import { DELIVERY_SENDER } from './delivery-sender';
-import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveryQueue, deliveryQueueOptions } from './delivery-queue.service';
+import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
-import { DeliveryProcessor } from './delivery.processor';
+import { deliveryProcessorProvider } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
 import { WorkerRuntime } from './worker-runtime.service';
 
-/** The outbox relay and the delivery job processor. Imported by WorkerModule only, never by the API. */
+/** The outbox relay, the delivery processor and the sweep. Imported by WorkerModule only, never by the API. */
 @Module({
-  imports: [WebhooksCoreModule],
+  imports: [
+    WebhooksCoreModule,
+    BullModule.registerQueueAsync({
+      name: DELIVERY_QUEUE,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => deliveryQueueOptions(config),
+    }),
+  ],
   providers: [
     // the shared sender, reading each endpoint's secrets at most once a second (CachedLiveSecrets)
     {
@@ -29,8 +39,9 @@ import { WorkerRuntime } from './worker-runtime.service';
     OutboxRelay,
     OutboxRetention,
     EndpointHealth,
-    DeliveryProcessor,
+    deliveryProcessorProvider,
     DeliveryWorker,
+    DeliverySweep,
     WorkerRuntime,
   ],
   exports: [WorkerRuntime],

@@ -1,20 +1,15 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Worker } from 'bullmq';
-import type Redis from 'ioredis';
 import { AppConfig } from '../../../config/app-config';
-import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
 import { DeliveryProcessor } from './delivery.processor';
-import { closeConnection, createWorkerConnection } from './redis-connections';
 
-/** Taken over this often at most; past that it fails (a job that kills its worker every time). */
-const MAX_STALLED_COUNT = 3;
-
-/** The consumer side of the delivery queue: WORKER_CONCURRENCY attempts in flight per process. */
+/**
+ * Runs and stops the BullMQ worker that @nestjs/bullmq built for DeliveryProcessor
+ * (WORKER_CONCURRENCY attempts in flight per process).
+ */
 @Injectable()
 export class DeliveryWorker {
   private readonly logger = new Logger(DeliveryWorker.name);
-  private worker?: Worker<DeliveryJobData>;
-  private connection?: Redis;
+  private running?: Promise<void>;
 
   constructor(
     private readonly processor: DeliveryProcessor,
@@ -22,36 +17,35 @@ export class DeliveryWorker {
   ) {}
 
   start(): void {
-    if (this.worker) return;
-    this.connection = createWorkerConnection(this.config);
-    this.worker = new Worker<DeliveryJobData>(DELIVERY_QUEUE, (job) => this.processor.process(job.data), {
-      connection: this.connection,
-      prefix: this.config.REDIS_KEY_PREFIX,
-      concurrency: this.config.WORKER_CONCURRENCY,
-      // a job whose worker died (lock expired) is taken over by the next stalled check
-      stalledInterval: this.config.workerStalledIntervalMs,
-      maxStalledCount: MAX_STALLED_COUNT,
-      // renewed every half of this while the job runs; a send may take up to WEBHOOK_TIMEOUT
-      lockDuration: Math.max(this.config.workerStalledIntervalMs, this.config.webhookTimeoutMs * 2),
-      removeOnComplete: DELIVERY_JOB_OPTIONS.removeOnComplete as { age: number; count: number },
-      removeOnFail: DELIVERY_JOB_OPTIONS.removeOnFail as { age: number; count: number },
-    });
-    this.worker.on('error', (err) => this.logger.warn(`delivery worker: ${err.message}`));
-    this.worker.on('failed', (job, err) =>
-      this.logger.error(
-        `delivery job ${job?.id ?? '?'} failed (attempt ${job?.attemptsMade ?? '?'}): ${err.message}`,
-      ),
+    if (this.running) return;
+    const worker = this.processor.worker;
+    worker.on('error', (err) => this.logger.warn({ msg: 'delivery worker error', error: err.message }));
+    worker.on('failed', (job, err) =>
+      this.logger.error({
+        msg: 'delivery job failed',
+        jobId: job?.id,
+        messageId: job?.data.messageId,
+        endpointId: job?.data.endpointId,
+        communityId: job?.data.communityId,
+        attempt: job?.data.attempt,
+        jobAttempts: job?.attemptsMade,
+        error: err.message,
+      }),
     );
+    this.running = worker
+      .run()
+      .catch((err: Error) =>
+        this.logger.error({ msg: 'delivery worker stopped on an error', error: err.message }),
+      );
   }
 
   /**
    * Stops taking jobs and waits up to WORKER_SHUTDOWN_TIMEOUT for those in flight; past that they
-   * are abandoned to the stalled-job check (another worker re-runs them: at-least-once).
+   * are abandoned: their claims expire and the sweep closes them as "worker stopped; outcome unknown".
    */
   async stop(): Promise<void> {
-    const worker = this.worker;
-    if (!worker) return;
-    this.worker = undefined;
+    if (!this.running) return;
+    const worker = this.processor.worker;
     const timeoutMs = this.config.workerShutdownTimeoutMs;
     let timer: NodeJS.Timeout | undefined;
     const drained = await Promise.race([
@@ -60,11 +54,12 @@ export class DeliveryWorker {
     ]);
     clearTimeout(timer);
     if (!drained) {
-      this.logger.warn(
-        `in-flight deliveries did not finish within ${timeoutMs} ms; leaving them to be re-run`,
-      );
+      this.logger.warn({
+        msg: 'in-flight deliveries did not finish in time; the sweep will close them',
+        timeoutMs,
+      });
       await worker.close(true).catch(() => undefined);
     }
-    if (this.connection) await closeConnection(this.connection);
+    await this.running;
   }
 }

@@ -1,44 +1,74 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Inject, Logger } from '@nestjs/common';
+import type { Job, WorkerOptions } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveryLogService } from '../delivery/delivery-log.service';
+import { DeliveriesStore } from '../deliveries.store';
 import { WebhookSender } from '../delivery/webhook-sender.service';
-import { PrismaService } from '../../../prisma/prisma.service';
-import type { DeliveryJobData } from './delivery-job';
+import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DELIVERY_SENDER } from './delivery-sender';
 import { EndpointHealth } from './endpoint-health.service';
-import { claimAttempt } from './attempt-claim';
+import { workerConnection } from './redis-connections';
 import { nextRetry } from './retry-policy';
 
+/** Taken over this often at most; past that it fails (a job that kills its worker every time). */
+const MAX_STALLED_COUNT = 3;
+
 /**
- * One delivery attempt: check the endpoint still wants deliveries and log the attempt as PENDING
- * (one statement: claimAttempt), send it signed, record the outcome, update the failure counter,
- * and schedule the next attempt (a new delayed job plus its PENDING row) when it failed. A target's failure never throws; only
- * an infrastructure error does (BullMQ then re-runs the job: at-least-once).
+ * One delivery attempt (a `@nestjs/bullmq` WorkerHost: BullMQ calls `process` per job): claim the
+ * attempt's PENDING row (one statement that also reads the endpoint), send it signed, then close the
+ * row with the outcome and, on a failure with attempts left, write the next attempt's PENDING row in
+ * the same statement; update the failure counter; queue the retry. A job whose row is already
+ * claimed or closed does nothing, so a re-queued or re-run job never sends twice. A target's
+ * failure never throws; only an infrastructure error does (BullMQ then re-runs the job, which finds
+ * its row claimed: the sweep closes it as "worker stopped; outcome unknown" and schedules the next
+ * attempt).
+ *
+ * Registered through deliveryProcessorProvider, which applies the configured worker options.
  */
-@Injectable()
-export class DeliveryProcessor {
+export class DeliveryProcessor extends WorkerHost {
+  private readonly logger = new Logger(DeliveryProcessor.name);
   private readonly scheduleMs: number[];
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly deliveries: DeliveriesStore,
     @Inject(DELIVERY_SENDER) private readonly sender: WebhookSender,
-    private readonly log: DeliveryLogService,
     private readonly health: EndpointHealth,
     private readonly queue: DeliveryQueue,
     config: AppConfig,
   ) {
+    super();
     this.scheduleMs = config.webhookRetryScheduleMs;
   }
 
-  async process(job: DeliveryJobData): Promise<void> {
+  process(job: Job<DeliveryJobData>): Promise<void> {
+    return this.deliver(job.data);
+  }
+
+  async deliver(job: DeliveryJobData): Promise<void> {
     const { communityId, endpointId, messageId, eventType, attempt } = job;
-    const { endpoint, deliveryId } = await claimAttempt(this.prisma, job);
+    const claim = await this.deliveries.claim(job);
+    const { endpoint, deliveryId, requestId } = claim;
+    const fields = { messageId, endpointId, communityId, attempt, requestId };
     if (!endpoint || !deliveryId) {
-      // a deleted endpoint took its log with it; a paused or disabled one gets nothing more
-      const state = !endpoint ? 'deleted' : endpoint.disabled_at ? 'disabled' : 'paused';
-      if (endpoint)
-        await this.health.cancelAttempt(communityId, endpointId, messageId, attempt, `endpoint ${state}`);
+      if (endpoint && (!endpoint.is_active || endpoint.disabled_at)) {
+        // a paused or disabled endpoint gets nothing more; its waiting row says why
+        const reason = endpoint.disabled_at ? 'endpoint disabled' : 'endpoint paused';
+        await this.deliveries.cancelAttempt(job, reason);
+        this.logger.log({
+          msg: 'delivery attempt cancelled',
+          ...fields,
+          outcome: 'cancelled',
+          error: reason,
+        });
+      } else {
+        // a deleted endpoint took its log with it; an attempt already claimed or closed is not sent again
+        this.logger.debug({
+          msg: 'delivery attempt skipped',
+          ...fields,
+          outcome: endpoint ? 'claimed' : 'deleted',
+        });
+      }
       return;
     }
 
@@ -50,32 +80,81 @@ export class DeliveryProcessor {
       eventType,
       body: JSON.stringify(job.payload),
     });
-    await this.log.finish(deliveryId, communityId, result);
 
+    const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
+    const recorded = await this.deliveries.finish(deliveryId, communityId, result, retry);
+    const outcome = {
+      ...fields,
+      durationMs: result.durationMs,
+      outcome: result.ok ? 'SUCCESS' : 'FAILED',
+      responseStatus: result.status,
+      error: result.error,
+      nextAttempt: retry?.attempt ?? null,
+    };
+    if (!recorded) {
+      // the sweep took the claim for a dead worker's and already logged the attempt and its retry
+      this.logger.warn({ msg: 'delivery outcome arrived after its claim expired; not recorded', ...outcome });
+      return;
+    }
     if (result.ok) {
+      this.logger.debug({ msg: 'delivery attempt', ...outcome });
       if (this.health.successNeedsRecording(endpoint))
         await this.health.recordSuccess(communityId, endpointId);
       return;
     }
+    this.logger.log({ msg: 'delivery attempt', ...outcome });
     const autoDisabled = await this.health.recordFailure(communityId, endpointId);
     if (result.gone) return this.health.disableGone(communityId, endpointId);
-    if (autoDisabled) return;
-
-    const retry = nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
-    if (!retry) return;
-    // the PENDING row first: if the enqueue then fails, the job is re-run and both are idempotent
-    await this.prisma.webhookDelivery.createMany({
-      data: {
-        communityId,
-        endpointId,
-        messageId,
-        eventType,
-        attempt: retry.attempt,
-        status: 'PENDING',
-        nextAttemptAt: new Date(Date.now() + retry.delayMs),
-      },
-      skipDuplicates: true,
-    });
-    await this.queue.addDelayed({ ...job, attempt: retry.attempt }, retry.delayMs);
+    // auto-disable cancelled the retry row written above; otherwise queue it (the sweep covers a failed add)
+    if (!retry || autoDisabled) return;
+    await this.queue
+      .addDelayed({ ...job, attempt: retry.attempt }, retry.delayMs)
+      .catch((err: Error) =>
+        this.logger.warn({
+          msg: 'retry not queued; the sweep will queue it when due',
+          ...fields,
+          error: err.message,
+        }),
+      );
   }
 }
+
+/** The BullMQ worker options from the configuration (a decorator's options are static, these are not). */
+export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
+  return {
+    connection: workerConnection(config),
+    prefix: config.REDIS_KEY_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+    // started by WorkerRuntime, after the application context is up
+    autorun: false,
+    // a job whose worker died (lock expired) is taken over by the next stalled check
+    stalledInterval: config.workerStalledIntervalMs,
+    maxStalledCount: MAX_STALLED_COUNT,
+    // renewed every half of this while the job runs; a send may take up to WEBHOOK_TIMEOUT
+    lockDuration: Math.max(config.workerStalledIntervalMs, config.webhookTimeoutMs * 2),
+    removeOnComplete: DELIVERY_JOB_OPTIONS.removeOnComplete as { age: number; count: number },
+    removeOnFail: DELIVERY_JOB_OPTIONS.removeOnFail as { age: number; count: number },
+  };
+}
+
+/**
+ * Registers DeliveryProcessor as the queue's @Processor with options read from AppConfig: the
+ * decorator is applied to a subclass made per configuration (@nestjs/bullmq reads a factory
+ * provider's options from the instance's class), so concurrency, lock and stall settings come from
+ * the environment.
+ */
+export const deliveryProcessorProvider = {
+  provide: DeliveryProcessor,
+  inject: [DeliveriesStore, DELIVERY_SENDER, EndpointHealth, DeliveryQueue, AppConfig],
+  useFactory: (
+    deliveries: DeliveriesStore,
+    sender: WebhookSender,
+    health: EndpointHealth,
+    queue: DeliveryQueue,
+    config: AppConfig,
+  ): DeliveryProcessor => {
+    @Processor(DELIVERY_QUEUE, deliveryWorkerOptions(config))
+    class ConfiguredDeliveryProcessor extends DeliveryProcessor {}
+    return new ConfiguredDeliveryProcessor(deliveries, sender, health, queue, config);
+  },
+};

@@ -2,6 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import type { EventBody } from '../../events/event-body';
 import { PrismaService } from '../../../prisma/prisma.service';
+import { DeliveriesStore } from '../deliveries.store';
+import { SubscribedEndpoint, WebhookEndpointsStore } from '../webhook-endpoints.store';
 import type { DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
 
@@ -20,20 +22,18 @@ interface OutboxRow {
   message_id: string;
   event_type: string;
   payload: EventBody;
+  request_id: string | null;
 }
 
-interface EndpointRow {
-  id: string;
-  community_id: string;
-  events: string[];
-}
+type EndpointRow = SubscribedEndpoint;
 
 /**
- * Moves committed outbox events to the delivery queue. Rows are locked with FOR UPDATE SKIP LOCKED,
- * enqueued, and marked relayed in the same transaction, committed only after the enqueue
- * succeeded: a crash or a Redis outage at any step leaves the row unrelayed (it is relayed again,
- * and the deterministic job ids make the second enqueue a no-op), and several workers never take
- * the same row.
+ * Fans committed outbox events out to their deliveries. In one transaction it locks outbox rows
+ * (FOR UPDATE SKIP LOCKED: several workers never take the same row), writes attempt 1 of every
+ * (event, subscribed endpoint) pair as a PENDING row due now, and marks the outbox rows relayed: from
+ * that commit on, PostgreSQL holds each delivery's state. Only then are the queue jobs added, as a
+ * best effort: a job lost to a failed enqueue, a crash or an emptied Redis is re-added by the sweep
+ * (DeliverySweep) from the PENDING row, and the deterministic job ids make a second add a no-op.
  */
 @Injectable()
 export class OutboxRelay {
@@ -44,6 +44,8 @@ export class OutboxRelay {
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly endpoints: WebhookEndpointsStore,
+    private readonly deliveries: DeliveriesStore,
     private readonly queue: DeliveryQueue,
     private readonly config: AppConfig,
   ) {}
@@ -95,33 +97,44 @@ export class OutboxRelay {
 
   /** Relays one batch; returns how many outbox rows it marked relayed. */
   async relayBatch(): Promise<number> {
-    return this.prisma.$transaction(
+    const { taken, jobs } = await this.prisma.$transaction(
       async (tx) => {
         const rows = await tx.$queryRaw<OutboxRow[]>`
-          SELECT id, community_id, message_id, event_type, payload
+          SELECT id, community_id, message_id, event_type, payload, request_id
           FROM outbox_events
           WHERE relayed_at IS NULL
           ORDER BY id
           LIMIT ${RELAY_BATCH_SIZE}
           FOR UPDATE SKIP LOCKED`;
-        if (rows.length === 0) return 0;
+        if (rows.length === 0) return { taken: [], jobs: [] };
 
-        const endpoints = await tx.$queryRaw<EndpointRow[]>`
-          SELECT id, community_id, events
-          FROM webhook_endpoints
-          WHERE community_id = ANY(${[...new Set(rows.map((r) => r.community_id))]}::uuid[])
-            AND is_active AND disabled_at IS NULL
-            AND events && ${[...new Set(rows.map((r) => r.event_type))]}::text[]
-          ORDER BY created_at, id`;
-        const { taken, jobs } = fanOut(rows, endpoints);
-
-        if (jobs.length > 0) await this.queue.addAll(jobs);
+        const endpoints = await this.endpoints.subscribed(
+          tx,
+          [...new Set(rows.map((r) => r.community_id))],
+          [...new Set(rows.map((r) => r.event_type))],
+        );
+        const batch = fanOut(rows, endpoints);
+        const requestIdOf = new Map(batch.taken.map((r) => [r.message_id, r.request_id]));
+        await this.deliveries.insertFirstAttempts(
+          tx,
+          batch.jobs.map((job) => ({ ...job, requestId: requestIdOf.get(job.messageId) ?? null })),
+        );
         await tx.$executeRaw`
-          UPDATE outbox_events SET relayed_at = now() WHERE id = ANY(${taken.map((r) => r.id)}::bigint[])`;
-        return taken.length;
+          UPDATE outbox_events SET relayed_at = now() WHERE id = ANY(${batch.taken.map((r) => r.id)}::bigint[])`;
+        return batch;
       },
       { timeout: 60_000, maxWait: 10_000 },
     );
+    if (jobs.length > 0) {
+      await this.queue.addAll(jobs).catch((err: Error) =>
+        this.logger.warn({
+          msg: 'delivery jobs not queued; the sweep will queue them from their PENDING rows',
+          jobs: jobs.length,
+          error: err.message,
+        }),
+      );
+    }
+    return taken.length;
   }
 
   private pause(ms: number): Promise<void> {

@@ -1,15 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../../../config/app-config';
 import { PrismaService } from '../../../prisma/prisma.service';
 
-/** Relayed outbox rows are kept this long (for inspection and manual replay), then deleted. */
+/** Relayed outbox rows are kept at least this long (for inspection), then deleted once no delivery needs them. */
 export const OUTBOX_RETENTION_DAYS = 7;
+const DAY_MS = 24 * 3600_000;
 const PRUNE_EVERY_MS = 10 * 60_000;
 const PRUNE_CHUNK = 5_000;
 
 /**
- * Keeps the outbox from growing without bound. Deletes in chunks walking the primary key from the
- * oldest id (relayed rows are the oldest ones), so no index on relayed_at is needed and no single
- * statement holds locks for long. Several workers pruning at once is harmless.
+ * Keeps the outbox from growing without bound while keeping every event body a delivery may still
+ * need: a relayed row is deleted once it was relayed OUTBOX_RETENTION_DAYS ago AND none of its
+ * deliveries is PENDING or younger than WEBHOOK_MESSAGE_RETENTION (the delivery log shows the body
+ * that was sent; a retry or a resend sends it again). Walks the primary key from the oldest id in
+ * chunks, so no single statement holds locks for long. Several workers pruning at once is harmless.
  */
 @Injectable()
 export class OutboxRetention {
@@ -17,7 +21,10 @@ export class OutboxRetention {
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
 
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly config: AppConfig,
+  ) {}
 
   start(): void {
     this.timer ??= setInterval(() => void this.pruneSafely(), PRUNE_EVERY_MS);
@@ -30,24 +37,40 @@ export class OutboxRetention {
     await this.running;
   }
 
-  /** Deletes relayed rows older than the retention; returns how many. */
-  async prune(retentionDays = OUTBOX_RETENTION_DAYS): Promise<number> {
+  /** Deletes the rows no one needs any more; returns how many. */
+  async prune(
+    relayedRetentionMs = OUTBOX_RETENTION_DAYS * DAY_MS,
+    messageRetentionMs = this.config.webhookMessageRetentionMs,
+  ): Promise<number> {
     let deleted = 0;
+    let after = 0n;
     for (;;) {
-      const chunk = await this.prisma.$executeRaw`
-        DELETE FROM outbox_events WHERE id IN (
-          SELECT id FROM outbox_events
-          WHERE relayed_at < now() - ${retentionDays} * interval '1 day'
-          ORDER BY id LIMIT ${PRUNE_CHUNK})`;
-      deleted += chunk;
-      if (chunk < PRUNE_CHUNK) return deleted;
+      // a chunk of candidates in id order, then those without a delivery that still needs the body
+      const [chunk] = await this.prisma.$queryRaw<{ seen: number; deleted: number; last: bigint | null }[]>`
+        WITH candidates AS (
+          SELECT id, message_id FROM outbox_events
+          WHERE id > ${after} AND relayed_at < now() - ${relayedRetentionMs} * interval '1 millisecond'
+          ORDER BY id LIMIT ${PRUNE_CHUNK}
+        ), gone AS (
+          DELETE FROM outbox_events o USING candidates c
+          WHERE o.id = c.id AND NOT EXISTS (
+            SELECT 1 FROM webhook_deliveries d
+            WHERE d.message_id = c.message_id
+              AND (d.status = 'PENDING' OR d.created_at > now() - ${messageRetentionMs} * interval '1 millisecond'))
+          RETURNING o.id
+        )
+        SELECT (SELECT count(*)::int FROM candidates) AS seen, (SELECT count(*)::int FROM gone) AS deleted,
+               (SELECT max(id) FROM candidates) AS last`;
+      deleted += chunk.deleted;
+      if (chunk.seen < PRUNE_CHUNK || chunk.last === null) return deleted;
+      after = chunk.last;
     }
   }
 
   private async pruneSafely(): Promise<void> {
     if (this.running) return;
     this.running = this.prune().catch((err: Error) => {
-      this.logger.warn(`outbox pruning failed, will retry: ${err.message}`);
+      this.logger.warn({ msg: 'outbox pruning failed, will retry', error: err.message });
       return 0;
     });
     await this.running;

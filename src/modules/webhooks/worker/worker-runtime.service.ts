@@ -1,12 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DeliveryQueue } from './delivery-queue.service';
+import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
 
 /**
- * Starts the relay and the job consumer with the application context, and stops them in the
- * order that loses nothing: stop relaying, drain in-flight jobs, then close the queue. Callers
+ * Starts the relay, the job consumer and the sweep with the application context, and stops them in
+ * the order that loses nothing: stop relaying and sweeping, drain in-flight jobs, then close the queue. Callers
  * that shut down (worker.ts on SIGTERM, tests) call stop() BEFORE app.close(), because Nest may
  * close Prisma before this module's destroy hook runs.
  */
@@ -20,19 +21,22 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly worker: DeliveryWorker,
     private readonly queue: DeliveryQueue,
     private readonly retention: OutboxRetention,
+    private readonly sweep: DeliverySweep,
   ) {}
 
   onApplicationBootstrap(): void {
     this.worker.start();
     this.relay.start();
     this.retention.start();
-    this.logger.log('delivery worker started: relaying the outbox and processing deliveries');
+    this.sweep.start();
+    this.logger.log('delivery worker started: relaying the outbox, processing and sweeping deliveries');
   }
 
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.relay.stop();
       await this.retention.stop();
+      await this.sweep.stop();
       await this.worker.stop();
       await this.queue.close();
       this.logger.log('delivery worker stopped');

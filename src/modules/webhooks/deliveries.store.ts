@@ -1,0 +1,416 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { DeliveryStatus } from '../../generated/prisma/enums';
+import { PrismaService, Tx } from '../../prisma/prisma.service';
+import type { EventBody } from '../events/event-body';
+import type { SendResult } from './delivery/webhook-sender.service';
+import type { EndpointState } from './webhook-endpoints.store';
+
+/**
+ * The one owner of `webhook_deliveries`. A row is one attempt of one (event, endpoint) pair; the
+ * pair's newest row is its state:
+ *
+ * - PENDING, `started_at` NULL: waiting, due at `next_attempt_at` (the relay writes attempt 1 due
+ *   at once, a failure writes the next attempt due later). The queue job is only a copy of this.
+ * - PENDING, `started_at` set: claimed by a worker that is sending it now.
+ * - SUCCESS / FAILED: closed; a FAILED row that has a retry is followed by a row with attempt + 1.
+ *
+ * Every state change is a conditional statement on that row, so a job run twice, two workers and
+ * the sweep never send one attempt twice nor record one request twice.
+ */
+
+/** A delivery attempt as the API shows it (contract §7), with the event body that was sent. */
+export interface DeliveryView {
+  id: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  attempt: number;
+  status: DeliveryStatus;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number | null;
+  error: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  nextAttemptAt: Date | null;
+  /** the API request that raised the event */
+  requestId: string | null;
+  /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) */
+  payload: EventBody | null;
+}
+
+const DELIVERY_SELECT = {
+  id: true,
+  endpointId: true,
+  messageId: true,
+  eventType: true,
+  attempt: true,
+  status: true,
+  responseStatus: true,
+  responseBody: true,
+  durationMs: true,
+  error: true,
+  createdAt: true,
+  updatedAt: true,
+  nextAttemptAt: true,
+  requestId: true,
+} as const;
+
+export interface DeliveryPageQuery {
+  limit: number;
+  offset: number;
+  status?: DeliveryStatus;
+}
+
+export interface DeliveryPage {
+  items: DeliveryView[];
+  limit: number;
+  offset: number;
+  total: number;
+  hasMore: boolean;
+}
+
+/** The (event, endpoint) pair an attempt belongs to. */
+export interface AttemptKey {
+  communityId: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  attempt: number;
+}
+
+export interface FirstAttempt {
+  communityId: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  requestId: string | null;
+}
+
+/** The endpoint as the claim found it, and the claimed attempt when the endpoint still takes deliveries. */
+export interface AttemptClaim {
+  endpoint: EndpointState | null;
+  deliveryId: string | null;
+  requestId: string | null;
+}
+
+/** An attempt to schedule after a failure: attempt number and delay. */
+export interface NextAttempt {
+  attempt: number;
+  delayMs: number;
+}
+
+/** A claimed attempt the sweep closed because its worker stopped mid-send. */
+export interface AbandonedAttempt extends AttemptKey {
+  id: string;
+  requestId: string | null;
+}
+
+/** A due, unclaimed attempt with what its queue job needs. */
+export interface DueAttempt extends AttemptKey {
+  id: string;
+  nextAttemptAt: Date;
+  outboxId: string | null;
+  payload: EventBody | null;
+}
+
+interface ClaimRow extends EndpointState {
+  delivery_id: string | null;
+  request_id: string | null;
+}
+
+/** What a closed attempt whose worker died says: the request may or may not have reached the target. */
+export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
+
+@Injectable()
+export class DeliveriesStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * The relay's fan-out: attempt 1 of each pair, PENDING and due now, in the caller's transaction
+   * (the one that marks the outbox rows relayed). One statement for the whole batch; a pair that
+   * already has its row keeps it.
+   */
+  async insertFirstAttempts(tx: Tx, rows: FirstAttempt[]): Promise<void> {
+    if (rows.length === 0) return;
+    await tx.$executeRaw`
+      INSERT INTO webhook_deliveries
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+      SELECT gen_random_uuid(), r.community_id, r.endpoint_id, r.message_id, r.event_type, 1, 'PENDING', now(), r.request_id, now()
+      FROM unnest(${rows.map((r) => r.communityId)}::uuid[], ${rows.map((r) => r.endpointId)}::uuid[],
+                  ${rows.map((r) => r.messageId)}::text[], ${rows.map((r) => r.eventType)}::text[],
+                  ${rows.map((r) => r.requestId)}::text[])
+        AS r(community_id, endpoint_id, message_id, event_type, request_id)
+      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING`;
+  }
+
+  /**
+   * Claims an attempt before it is sent, and reads its endpoint, in ONE statement. The claim is
+   * `started_at = now()` on the attempt's row while it is PENDING and unclaimed: only one caller
+   * ever wins it, so a job re-queued by the sweep, re-run by BullMQ after a stall, or held by two
+   * workers sends at most once. A row that does not exist (a job queued before rows were written
+   * at relay time) is inserted already claimed; the unique key again lets one caller win. Nothing
+   * is claimed when the endpoint is paused, disabled or gone.
+   */
+  async claim(key: AttemptKey): Promise<AttemptClaim> {
+    const { communityId, endpointId, messageId, eventType, attempt } = key;
+    const rows = await this.prisma.$queryRaw<ClaimRow[]>`
+      WITH endpoint AS (
+        SELECT id, community_id, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at
+        FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
+      ), claimed AS (
+        UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
+        FROM endpoint e
+        WHERE e.is_active AND e.disabled_at IS NULL
+          AND d.endpoint_id = e.id AND d.message_id = ${messageId} AND d.attempt = ${attempt}
+          AND d.status = 'PENDING' AND d.started_at IS NULL
+        RETURNING d.id, d.request_id
+      ), inserted AS (
+        INSERT INTO webhook_deliveries
+          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, started_at, updated_at)
+        SELECT ${randomUUID()}::uuid, community_id, id, ${messageId}, ${eventType}, ${attempt}, 'PENDING', now(), now(), now()
+        FROM endpoint WHERE is_active AND disabled_at IS NULL AND NOT EXISTS (SELECT 1 FROM claimed)
+        ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+        RETURNING id
+      )
+      SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
+             COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
+             (SELECT request_id FROM claimed) AS request_id
+      FROM endpoint e`;
+    const row = rows[0];
+    if (!row) return { endpoint: null, deliveryId: null, requestId: null };
+    const { delivery_id, request_id, ...endpoint } = row;
+    return { endpoint, deliveryId: delivery_id, requestId: request_id };
+  }
+
+  /**
+   * Closes a claimed attempt with its outcome and, when `next` is given, writes the next attempt as
+   * PENDING due after `next.delayMs`: one statement, so a retry is never lost between the two.
+   * Returns false when the row was no longer PENDING (the sweep closed it as OUTCOME_UNKNOWN after
+   * a send that outlived its claim; that row, and the retry the sweep scheduled, stand).
+   */
+  async finish(
+    id: string,
+    communityId: string,
+    result: SendResult,
+    next: NextAttempt | null,
+  ): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<{ closed: number }[]>`
+      WITH closed AS (
+        UPDATE webhook_deliveries
+        SET status = ${result.ok ? 'SUCCESS' : 'FAILED'}::"DeliveryStatus", response_status = ${result.status},
+            response_body = ${result.responseBody}, duration_ms = ${result.durationMs}, error = ${result.error},
+            next_attempt_at = NULL, updated_at = now()
+        WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid AND status = 'PENDING'
+        RETURNING community_id, endpoint_id, message_id, event_type, attempt, request_id
+      ), retry AS (
+        INSERT INTO webhook_deliveries
+          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+        SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, ${next?.attempt ?? 0}, 'PENDING',
+               now() + ${next?.delayMs ?? 0} * interval '1 millisecond', request_id, now()
+        FROM closed WHERE ${next !== null}
+        ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      )
+      SELECT count(*)::int AS closed FROM closed`;
+    return rows[0].closed > 0;
+  }
+
+  /** A queued attempt whose endpoint was paused, disabled or deleted meanwhile: its waiting row says so. */
+  async cancelAttempt(key: Omit<AttemptKey, 'eventType'>, reason: string): Promise<void> {
+    const { communityId, endpointId, messageId, attempt } = key;
+    await this.prisma.webhookDelivery.updateMany({
+      where: { communityId, endpointId, messageId, attempt, status: 'PENDING', startedAt: null },
+      data: { status: 'FAILED', error: reason, nextAttemptAt: null },
+    });
+  }
+
+  /**
+   * The endpoint's waiting attempts become FAILED, saying why (their queued jobs then find nothing to
+   * claim). Attempts being sent right now are left to finish and record what the target said.
+   */
+  async cancelWaiting(communityId: string, endpointId: string, reason: string): Promise<void> {
+    await this.prisma.webhookDelivery.updateMany({
+      where: { communityId, endpointId, status: 'PENDING', startedAt: null },
+      data: { status: 'FAILED', error: reason, nextAttemptAt: null },
+    });
+  }
+
+  /**
+   * Sweep, part one: claims older than `expiryMs` (longer than any send can take) belong to a worker
+   * that stopped mid-send. Closes up to `limit` of them as FAILED with OUTCOME_UNKNOWN (the request
+   * may have been sent: the log keeps one record per request) and returns them, in the caller's
+   * transaction so that their retries are written in the same commit.
+   */
+  async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
+    const rows = await tx.$queryRaw<
+      {
+        id: string;
+        community_id: string;
+        endpoint_id: string;
+        message_id: string;
+        event_type: string;
+        attempt: number;
+        request_id: string | null;
+      }[]
+    >`
+      WITH stale AS (
+        SELECT id FROM webhook_deliveries
+        WHERE status = 'PENDING' AND started_at IS NOT NULL
+          AND started_at < now() - ${expiryMs} * interval '1 millisecond'
+        ORDER BY started_at LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d
+      SET status = 'FAILED', error = ${OUTCOME_UNKNOWN}, next_attempt_at = NULL, updated_at = now()
+      FROM stale WHERE d.id = stale.id AND d.status = 'PENDING'
+      RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id`;
+    return rows.map((r) => ({
+      id: r.id,
+      communityId: r.community_id,
+      endpointId: r.endpoint_id,
+      messageId: r.message_id,
+      eventType: r.event_type,
+      attempt: r.attempt,
+      requestId: r.request_id,
+    }));
+  }
+
+  /** Writes the next attempts of closed ones, PENDING and due after their delay (unique per attempt). */
+  async insertRetries(tx: Tx, retries: { of: AbandonedAttempt; next: NextAttempt }[]): Promise<void> {
+    if (retries.length === 0) return;
+    await tx.$executeRaw`
+      INSERT INTO webhook_deliveries
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+      SELECT gen_random_uuid(), r.community_id, r.endpoint_id, r.message_id, r.event_type, r.attempt, 'PENDING',
+             now() + r.delay_ms * interval '1 millisecond', r.request_id, now()
+      FROM unnest(${retries.map((r) => r.of.communityId)}::uuid[], ${retries.map((r) => r.of.endpointId)}::uuid[],
+                  ${retries.map((r) => r.of.messageId)}::text[], ${retries.map((r) => r.of.eventType)}::text[],
+                  ${retries.map((r) => r.next.attempt)}::int[], ${retries.map((r) => r.next.delayMs)}::bigint[],
+                  ${retries.map((r) => r.of.requestId)}::text[])
+        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id)
+      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING`;
+  }
+
+  /**
+   * Sweep, part two: a page of unclaimed attempts that are due, oldest first, after the keyset
+   * position `after`, with the event body their job carries (joined from the outbox).
+   */
+  async dueUnclaimed(tx: Tx, after: { at: Date; id: string } | null, limit: number): Promise<DueAttempt[]> {
+    const afterAt = after?.at ?? new Date(0);
+    const afterId = after?.id ?? '00000000-0000-0000-0000-000000000000';
+    const rows = await tx.$queryRaw<
+      {
+        id: string;
+        community_id: string;
+        endpoint_id: string;
+        message_id: string;
+        event_type: string;
+        attempt: number;
+        next_attempt_at: Date;
+        outbox_id: bigint | null;
+        payload: EventBody | null;
+      }[]
+    >`
+      SELECT d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.next_attempt_at,
+             o.id AS outbox_id, o.payload
+      FROM webhook_deliveries d
+      LEFT JOIN outbox_events o ON o.message_id = d.message_id
+      WHERE d.status = 'PENDING' AND d.started_at IS NULL AND d.next_attempt_at <= now()
+        AND (d.next_attempt_at, d.id) > (${afterAt}, ${afterId}::uuid)
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT ${limit}`;
+    return rows.map((r) => ({
+      id: r.id,
+      communityId: r.community_id,
+      endpointId: r.endpoint_id,
+      messageId: r.message_id,
+      eventType: r.event_type,
+      attempt: r.attempt,
+      nextAttemptAt: r.next_attempt_at,
+      outboxId: r.outbox_id === null ? null : r.outbox_id.toString(),
+      payload: r.payload,
+    }));
+  }
+
+  /** A waiting attempt that can never be sent (its event body is gone) is closed, saying why. */
+  async failWaiting(tx: Tx, ids: string[], reason: string): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.$executeRaw`
+      UPDATE webhook_deliveries SET status = 'FAILED', error = ${reason}, next_attempt_at = NULL, updated_at = now()
+      WHERE id = ANY(${ids}::uuid[]) AND status = 'PENDING' AND started_at IS NULL`;
+  }
+
+  /**
+   * The test route's attempt, recorded claimed (PENDING, started now) before it is sent. Its event
+   * body is kept in the outbox, already relayed (the relay never sends it), so the delivery log
+   * shows what was sent as for any other event.
+   */
+  async startTest(key: AttemptKey, body: EventBody, requestId: string | null): Promise<string> {
+    const id = randomUUID();
+    await this.prisma.$executeRaw`
+      WITH body AS (
+        INSERT INTO outbox_events (community_id, message_id, event_type, payload, relayed_at, request_id)
+        VALUES (${key.communityId}::uuid, ${key.messageId}, ${key.eventType}, ${JSON.stringify(body)}::jsonb, now(), ${requestId})
+      )
+      INSERT INTO webhook_deliveries
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, started_at, request_id, updated_at)
+      VALUES (${id}::uuid, ${key.communityId}::uuid, ${key.endpointId}::uuid, ${key.messageId}, ${key.eventType},
+              ${key.attempt}, 'PENDING', now(), ${requestId}, now())`;
+    return id;
+  }
+
+  /** Records the test attempt's outcome and returns it as the API shows it. */
+  async finishTest(
+    id: string,
+    communityId: string,
+    result: SendResult,
+    payload: EventBody,
+  ): Promise<DeliveryView> {
+    const row = await this.prisma.webhookDelivery.update({
+      where: { communityId_id: { communityId, id } },
+      data: {
+        status: result.ok ? 'SUCCESS' : 'FAILED',
+        responseStatus: result.status,
+        responseBody: result.responseBody,
+        durationMs: result.durationMs,
+        error: result.error,
+        nextAttemptAt: null,
+      },
+      select: DELIVERY_SELECT,
+    });
+    return { ...row, payload };
+  }
+
+  /**
+   * A page of an endpoint's attempts, newest first (ties broken by id), each with the event body it
+   * sent. Page and `total` both come from the (community_id, endpoint_id[, status], created_at, id)
+   * indexes: the count covers one endpoint's rows, never the table. The bodies are read by the
+   * outbox's unique message_id, one query per page.
+   */
+  async list(communityId: string, endpointId: string, query: DeliveryPageQuery): Promise<DeliveryPage> {
+    const where = { communityId, endpointId, ...(query.status ? { status: query.status } : {}) };
+    const [rows, total] = await Promise.all([
+      this.prisma.webhookDelivery.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip: query.offset,
+        take: query.limit,
+        select: DELIVERY_SELECT,
+      }),
+      this.prisma.webhookDelivery.count({ where }),
+    ]);
+    const bodies = await this.prisma.outboxEvent.findMany({
+      where: { communityId, messageId: { in: [...new Set(rows.map((r) => r.messageId))] } },
+      select: { messageId: true, payload: true },
+    });
+    const bodyOf = new Map(bodies.map((b) => [b.messageId, b.payload as unknown as EventBody]));
+    return {
+      items: rows.map((row) => ({ ...row, payload: bodyOf.get(row.messageId) ?? null })),
+      limit: query.limit,
+      offset: query.offset,
+      total,
+      hasMore: query.offset + rows.length < total,
+    };
+  }
+}

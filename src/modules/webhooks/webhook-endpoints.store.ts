@@ -1,0 +1,160 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService, Tx } from '../../prisma/prisma.service';
+
+/** The endpoint row as a delivery attempt reads it before sending. */
+export interface EndpointState {
+  url: string;
+  is_active: boolean;
+  disabled_at: Date | null;
+  consecutive_failures: number;
+  failing_since: Date | null;
+  last_success_at: Date | null;
+}
+
+/** The endpoint columns a read route may show: the secret lives in another table and never here. */
+export const WEBHOOK_SELECT = {
+  id: true,
+  communityId: true,
+  url: true,
+  events: true,
+  description: true,
+  isActive: true,
+  disabledAt: true,
+  consecutiveFailures: true,
+  failingSince: true,
+  lastSuccessAt: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
+
+/** An endpoint subscribed to some of a relay batch's events. */
+export interface SubscribedEndpoint {
+  id: string;
+  community_id: string;
+  events: string[];
+}
+
+/** last_success_at is kept to this precision, so a busy healthy endpoint is not written on every delivery. */
+export const LAST_SUCCESS_PRECISION_MS = 1_000;
+
+/**
+ * The one owner of `webhook_endpoints` (the API's management routes, the relay's fan-out and the
+ * worker's failure counter). Every query is scoped by the community. The counter updates are atomic
+ * SQL: many attempts of one endpoint finish concurrently, so read-modify-write would lose counts.
+ */
+@Injectable()
+export class WebhookEndpointsStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  list(communityId: string) {
+    return this.prisma.webhookEndpoint.findMany({
+      where: { communityId },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: WEBHOOK_SELECT,
+    });
+  }
+
+  find(communityId: string, id: string, tx: Tx = this.prisma) {
+    return tx.webhookEndpoint.findUnique({
+      where: { communityId_id: { communityId, id } },
+      select: WEBHOOK_SELECT,
+    });
+  }
+
+  /**
+   * Serialises this community's creates (so two at cap-1 cannot both pass the count) and counts its
+   * endpoints. NO KEY UPDATE, not UPDATE: rows that reference the community keep being written.
+   */
+  async lockCommunityAndCount(tx: Tx, communityId: string): Promise<number> {
+    await tx.$queryRaw`SELECT 1 FROM communities WHERE id = ${communityId}::uuid FOR NO KEY UPDATE`;
+    return tx.webhookEndpoint.count({ where: { communityId } });
+  }
+
+  create(tx: Tx, communityId: string, data: { url: string; events: string[]; description: string }) {
+    return tx.webhookEndpoint.create({ data: { communityId, ...data }, select: WEBHOOK_SELECT });
+  }
+
+  update(
+    tx: Tx,
+    communityId: string,
+    id: string,
+    data: {
+      url?: string;
+      events?: string[];
+      description?: string;
+      isActive?: boolean;
+      disabledAt?: null;
+      consecutiveFailures?: number;
+      failingSince?: null;
+    },
+  ) {
+    return tx.webhookEndpoint.update({
+      where: { communityId_id: { communityId, id } },
+      data,
+      select: WEBHOOK_SELECT,
+    });
+  }
+
+  /** Deletes the endpoint (its secrets and delivery log cascade); false when there was none. */
+  async remove(communityId: string, id: string): Promise<boolean> {
+    const { count } = await this.prisma.webhookEndpoint.deleteMany({ where: { communityId, id } });
+    return count > 0;
+  }
+
+  /** The active, enabled endpoints of these communities subscribed to any of these event types. */
+  subscribed(tx: Tx, communityIds: string[], eventTypes: string[]): Promise<SubscribedEndpoint[]> {
+    return tx.$queryRaw<SubscribedEndpoint[]>`
+      SELECT id, community_id, events
+      FROM webhook_endpoints
+      WHERE community_id = ANY(${communityIds}::uuid[])
+        AND is_active AND disabled_at IS NULL
+        AND events && ${eventTypes}::text[]
+      ORDER BY created_at, id`;
+  }
+
+  /** Resets the failure counter and notes the success (a no-op when another success just did). */
+  async recordSuccess(communityId: string, endpointId: string): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE webhook_endpoints
+      SET consecutive_failures = 0, failing_since = NULL, last_success_at = now()
+      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
+        AND (consecutive_failures <> 0 OR failing_since IS NOT NULL
+             OR last_success_at IS NULL OR last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')`;
+  }
+
+  /** Counts one failure; the streak starts at the first failure after the last success. */
+  async recordFailure(communityId: string, endpointId: string): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE webhook_endpoints
+      SET consecutive_failures = consecutive_failures + 1, failing_since = COALESCE(failing_since, now())
+      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid`;
+  }
+
+  /**
+   * Disables the endpoint when its streak reached `minFailures` and lasted `afterMs`; returns the
+   * failure count when this call disabled it, else null.
+   */
+  async disableIfFailing(
+    communityId: string,
+    endpointId: string,
+    minFailures: number,
+    afterMs: number,
+  ): Promise<number | null> {
+    const disabled = await this.prisma.$queryRaw<{ consecutive_failures: number }[]>`
+      UPDATE webhook_endpoints
+      SET is_active = false, disabled_at = now(), updated_at = now()
+      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
+        AND is_active AND disabled_at IS NULL
+        AND consecutive_failures >= ${minFailures}
+        AND failing_since <= now() - ${afterMs} * interval '1 millisecond'
+      RETURNING consecutive_failures`;
+    return disabled[0]?.consecutive_failures ?? null;
+  }
+
+  /** Disables the endpoint at once (the target answered 410 Gone). */
+  async disable(communityId: string, endpointId: string): Promise<void> {
+    await this.prisma.$executeRaw`
+      UPDATE webhook_endpoints SET is_active = false, disabled_at = now(), updated_at = now()
+      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid AND disabled_at IS NULL`;
+  }
+}
