@@ -71,9 +71,29 @@ export class DeliveryDto {
   error: string | null;
   createdAt: Date;
   updatedAt: Date;
-  /** when a PENDING retry is due */
+  /** when a PENDING attempt is (or was) due; null once the attempt is closed */
   @ApiProperty({ nullable: true, type: Date })
   nextAttemptAt: Date | null;
+  /** the id of the API request that raised the event (its X-Request-Id, or the id the API gave it); null for events raised outside a request */
+  @ApiProperty({ nullable: true, type: String })
+  requestId: string | null;
+  /**
+   * the event body this attempt sent ({id, type, timestamp, communityId, data}); null once it is pruned,
+   * WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's last attempt
+   */
+  @ApiProperty({
+    nullable: true,
+    type: 'object',
+    additionalProperties: true,
+    example: {
+      id: 'msg_01JD5Z4M8Q2V3X9K7T6R5P4N3B',
+      type: 'tweet.created',
+      timestamp: '2026-11-23T14:00:00.000Z',
+      communityId: '7c0e4c2a-5d1e-4c9a-9a63-2f0b8f6f1e11',
+      data: { tweet: { id: '0b7c…' } },
+    },
+  })
+  payload: Record<string, unknown> | null;
 }
 
 export class DeliveryPageDto {
