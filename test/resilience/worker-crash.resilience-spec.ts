@@ -1,14 +1,23 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
+import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
+import { requestsPerMessage } from './delivery-helpers';
 import { ChildWorker, spawnWorker } from './processes';
 
 jest.setTimeout(120_000);
 
 /** A dead worker's jobs are taken over within seconds instead of the production 30 s. */
-const ENV = { ...DELIVERY_TEST_ENV, WORKER_STALLED_INTERVAL: '2s', WORKER_CONCURRENCY: '20' };
+const ENV = {
+  ...DELIVERY_TEST_ENV,
+  WORKER_STALLED_INTERVAL: '2s',
+  WORKER_CONCURRENCY: '20',
+  // the attempts the dead worker held count as failures; with the test's 3-failure rule they would
+  // disable the endpoint before their retries are sent
+  WEBHOOK_AUTO_DISABLE_MIN_FAILURES: '1000',
+};
 const EVENTS = 400;
 
 describe('a worker process that dies', () => {
@@ -27,7 +36,7 @@ describe('a worker process that dies', () => {
     await receiver?.close();
   });
 
-  it('killed with SIGKILL mid-burst and started again, still delivers every event at least once', async () => {
+  it('killed with SIGKILL mid-burst and started again, delivers every event and logs every request', async () => {
     const community = await createCommunity(api.app);
     const path = `/${unique('crash')}`;
     const endpoint = await createEndpoint(api, community.id, {
@@ -75,6 +84,26 @@ describe('a worker process that dies', () => {
     expect(
       await api.prisma.outboxEvent.count({ where: { communityId: community.id, relayedAt: null } }),
     ).toBe(0);
+
+    // one record per request: the attempts the dead worker had claimed are closed as unknown
+    // outcomes (their request may have arrived) and each was retried as the next attempt number
+    const rows = await waitFor('no attempt left PENDING', async () => {
+      const all = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+      return all.every((r) => r.status !== 'PENDING') && all;
+    });
+    const rowsPerMessage = new Map<string, typeof rows>();
+    for (const row of rows)
+      rowsPerMessage.set(row.messageId, [...(rowsPerMessage.get(row.messageId) ?? []), row]);
+    for (const [messageId, requests] of requestsPerMessage(receiver, path)) {
+      const attempts = (rowsPerMessage.get(messageId) ?? []).sort((a, b) => a.attempt - b.attempt);
+      expect(attempts.length).toBeGreaterThanOrEqual(requests);
+      expect(attempts.map((a) => a.attempt)).toEqual(attempts.map((_, i) => i + 1));
+      expect(attempts.filter((a) => a.status === 'SUCCESS')).toHaveLength(1);
+      expect(attempts[attempts.length - 1].status).toBe('SUCCESS');
+      for (const failed of attempts.slice(0, -1))
+        expect(failed).toMatchObject({ status: 'FAILED', error: OUTCOME_UNKNOWN });
+    }
+    expect(rows.some((r) => r.error === OUTCOME_UNKNOWN)).toBe(true);
 
     second.process.kill('SIGTERM');
     expect(await second.exited).toBe(0);

@@ -1,0 +1,35 @@
+import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
+import { OutboxService } from '../../src/modules/events/outbox.service';
+import type { TestApp } from '../utils/app';
+import type { Receiver } from '../utils/webhook-receiver';
+
+/** Raises `count` events in transactions of 50, as a burst of API writes would. */
+export async function raiseBurst(
+  api: TestApp,
+  communityId: string,
+  count: number,
+  type: SubscribableEvent = 'tweet.created',
+) {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i += 50) {
+    const batch = await api.prisma.$transaction((tx) =>
+      Promise.all(
+        Array.from({ length: Math.min(50, count - i) }, (_, n) =>
+          api.app.get(OutboxService).record(tx, communityId, type, { n: i + n }),
+        ),
+      ),
+    );
+    ids.push(...batch.map((e) => e.id));
+  }
+  return ids;
+}
+
+/** How many requests the receiver got per webhook-id at `path`. */
+export function requestsPerMessage(receiver: Receiver, path: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of receiver.at(path)) {
+    const id = String(r.headers['webhook-id']);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
