@@ -107,15 +107,13 @@ export class DeliveryProcessor extends WorkerHost {
     if (result.gone) return this.health.disableGone(communityId, endpointId);
     // auto-disable cancelled the retry row written above; otherwise queue it (the sweep covers a failed add)
     if (!retry || autoDisabled) return;
-    await this.queue
-      .addDelayed({ ...job, attempt: retry.attempt }, retry.delayMs)
-      .catch((err: Error) =>
-        this.logger.warn({
-          msg: 'retry not queued; the sweep will queue it when due',
-          ...fields,
-          error: err.message,
-        }),
-      );
+    await this.queue.addDelayed({ ...job, attempt: retry.attempt }, retry.delayMs).catch((err: Error) =>
+      this.logger.warn({
+        msg: 'retry not queued; the sweep will queue it when due',
+        ...fields,
+        error: err.message,
+      }),
+    );
   }
 }
 
