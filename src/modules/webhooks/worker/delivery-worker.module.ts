@@ -10,6 +10,7 @@ import { DeliveryQueue } from './delivery-queue.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { DeliveryProcessor } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
+import { EndpointSlots } from './endpoint-slots';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
 import { WorkerRuntime } from './worker-runtime.service';
@@ -29,6 +30,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     OutboxRelay,
     OutboxRetention,
     EndpointHealth,
+    EndpointSlots,
     DeliveryProcessor,
     DeliveryWorker,
     WorkerRuntime,

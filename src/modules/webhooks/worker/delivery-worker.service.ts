@@ -1,9 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Worker } from 'bullmq';
+import { Job, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import { AppConfig } from '../../../config/app-config';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
 import { DeliveryProcessor } from './delivery.processor';
+import { EndpointSlots } from './endpoint-slots';
 import { closeConnection, createWorkerConnection } from './redis-connections';
 
 /** Taken over this often at most; past that it fails (a job that kills its worker every time). */
@@ -18,13 +19,17 @@ export class DeliveryWorker {
 
   constructor(
     private readonly processor: DeliveryProcessor,
+    private readonly slots: EndpointSlots,
     private readonly config: AppConfig,
   ) {}
 
   start(): void {
     if (this.worker) return;
     this.connection = createWorkerConnection(this.config);
-    this.worker = new Worker<DeliveryJobData>(DELIVERY_QUEUE, (job) => this.processor.process(job.data), {
+    // fairness (issue 10 §4): the whole attempt runs holding one of its endpoint's slots
+    const run = (job: Job<DeliveryJobData>, token?: string) =>
+      this.slots.run(job, token, () => this.processor.process(job.data));
+    this.worker = new Worker<DeliveryJobData>(DELIVERY_QUEUE, run, {
       connection: this.connection,
       prefix: this.config.REDIS_KEY_PREFIX,
       concurrency: this.config.WORKER_CONCURRENCY,
