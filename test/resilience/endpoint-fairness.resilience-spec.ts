@@ -1,4 +1,5 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
+import { DeliveryQueue } from '../../src/modules/webhooks/worker/delivery-queue.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
@@ -20,8 +21,12 @@ describe('endpoint fairness', () => {
     receiver = await startReceiver();
   });
 
+  // a test's workers must not outlive it: their relay would take the next test's events
+  afterEach(async () => {
+    for (const worker of workers.splice(0)) await worker.stop();
+  });
+
   afterAll(async () => {
-    for (const worker of workers) await worker.stop();
     await api?.close();
     await receiver?.close();
   });
@@ -74,16 +79,15 @@ describe('endpoint fairness', () => {
     const latencies = received
       .map((r) => r.receivedAt - committed.get(String(r.headers['webhook-id']))!)
       .sort((a, b) => a - b);
-    console.log(path, latencies.join(' '));
     return latencies[Math.ceil(latencies.length * 0.95) - 1];
   }
 
   it('a receiver that never answers, with 200 events queued, leaves a healthy endpoint of another community its latency', async () => {
     const CAP = 4;
-    const HEALTHY_EVENTS = 60;
-    const EVENT_SPACING_MS = 20;
-    await worker('fair-hang', {
-      WEBHOOK_TIMEOUT: '1s',
+    const HEALTHY_EVENTS = 80;
+    const EVENT_SPACING_MS = 15;
+    const w = await worker('fair-hang', {
+      WEBHOOK_TIMEOUT: '5s',
       WORKER_CONCURRENCY: '20',
       WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(CAP),
     });
@@ -113,7 +117,14 @@ describe('endpoint fairness', () => {
         Array.from({ length: 200 }, (_, i) => ({ i })),
       ),
     );
-    await waitFor('the neighbour to hold its endpoint slots', () => receiver.at(hanging.path).length >= CAP);
+    // steady state: the neighbour holds its CAP slots, the rest of its jobs are parked (delayed)
+    const queue = w.context.get(DeliveryQueue).queue;
+    await waitFor('the neighbour to hold its slots and its other jobs to be parked', async () => {
+      const counts = await queue.getJobCounts('waiting', 'delayed');
+      return (
+        receiver.at(hanging.path).length >= CAP && counts.waiting === 0 && counts.delayed >= 200 - 2 * CAP
+      );
+    });
 
     // the same healthy load again (a fresh endpoint, so each run counts its own receipts)
     const after = await endpointOn(healthyCommunity.id);
@@ -127,6 +138,43 @@ describe('endpoint fairness', () => {
     expect(receiver.at(hanging.path).length).toBeLessThan(200);
     // stop feeding it: its parked jobs find it paused and are cancelled
     await api.prisma.webhookEndpoint.update({ where: { id: hanging.id }, data: { isActive: false } });
-    console.log({ alone, besideHanging, hangingReceived: receiver.at(hanging.path).length });
+  }, 60_000);
+
+  it('never lets more than WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests of one endpoint run at once across two workers', async () => {
+    const CAP = 5;
+    const EVENTS = 30;
+    // each worker alone could run only 4 at once: reaching 5 proves both took part
+    const env = { WORKER_CONCURRENCY: '4', WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(CAP) };
+    await worker('fair-cap', env);
+    await worker('fair-cap', env);
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id);
+    let inFlight = 0;
+    let peak = 0;
+    receiver.respond(endpoint.path, async () => {
+      peak = Math.max(peak, ++inFlight);
+      // the receiver holds each request a moment, so that attempts overlap
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      inFlight--;
+      return { status: 200 };
+    });
+
+    const committed = await raise(community.id, EVENTS);
+    await waitFor(
+      'every event delivered',
+      async () =>
+        (await api.prisma.webhookDelivery.count({
+          where: { endpointId: endpoint.id, status: 'SUCCESS' },
+        })) === EVENTS,
+      30_000,
+    );
+
+    expect(peak).toBeLessThanOrEqual(CAP);
+    expect(peak).toBeGreaterThan(4);
+    // parked jobs come back as the same attempt: each event was sent exactly once
+    const ids = receiver.at(endpoint.path).map((r) => String(r.headers['webhook-id']));
+    expect(ids.sort()).toEqual([...committed.keys()].sort());
+    const attempts = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(attempts.every((a) => a.attempt === 1)).toBe(true);
   }, 60_000);
 });
