@@ -76,6 +76,11 @@ export class DeliveryDto {
   nextAttemptAt: Date | null;
 }
 
+export class RecoverResultDto {
+  /** events given a new PENDING attempt (each at most once) */
+  queued: number;
+}
+
 export class DeliveryPageDto {
   @ApiProperty({ type: [DeliveryDto] })
   items: DeliveryDto[];

@@ -1,13 +1,16 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type Redis from 'ioredis';
 import { AppConfig } from '../../../config/app-config';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData, deliveryJobId } from './delivery-job';
 import { closeConnection, createProducerConnection } from './redis-connections';
 
-/** The producer side of the delivery queue: the relay's first attempts and the processor's retries. */
+/**
+ * The producer side of the delivery queue: the relay's first attempts, the processor's retries,
+ * and (in the API) resend and recover.
+ */
 @Injectable()
-export class DeliveryQueue {
+export class DeliveryQueue implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueue.name);
   private readonly connection: Redis;
   readonly queue: Queue<DeliveryJobData>;
@@ -43,9 +46,19 @@ export class DeliveryQueue {
     });
   }
 
-  async close(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
-    await closeConnection(this.connection);
+  private closing?: Promise<void>;
+
+  /** Idempotent: the worker closes it in order (WorkerRuntime), the API on shutdown. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.queue.close().catch(() => undefined);
+      await closeConnection(this.connection);
+    })();
+    return this.closing;
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
   }
 }
 
