@@ -353,4 +353,27 @@ describe('webhook resend and recover', () => {
       }
     });
   });
+
+  it('documents both routes in the OpenAPI document with their statuses', async () => {
+    const doc = (await call(api.app, 'GET', '/api/docs-json')).body;
+    const base = '/api/communities/{communityId}/webhooks/{webhookId}';
+    const resend = doc.paths[`${base}/deliveries/{deliveryId}/resend`].post;
+    const recover = doc.paths[`${base}/recover`].post;
+    for (const operation of [resend, recover])
+      expect(Object.keys(operation.responses).sort()).toEqual([
+        '202',
+        '400',
+        '401',
+        '403',
+        '404',
+        '409',
+        '429',
+      ]);
+    const schemas = doc.components.schemas;
+    expect(schemas.RecoverDeliveriesDto.required).toEqual(['since']);
+    expect(Object.keys(schemas.RecoverDeliveriesDto.properties)).toEqual(
+      expect.arrayContaining(['since', 'until']),
+    );
+    expect(schemas.RecoverResultDto.properties.queued).toBeDefined();
+  });
 });

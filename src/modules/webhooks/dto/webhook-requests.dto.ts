@@ -44,13 +44,19 @@ export class ResendDeliveryDto extends TenantBodyDto {}
 
 /** Recover's window (contract §5): since < until, at most 14 days apart. */
 export class RecoverDeliveriesDto extends TenantBodyDto {
-  /** start of the window, inclusive (ISO 8601 date-time) */
-  @ApiProperty({ format: 'date-time', example: '2026-11-20T00:00:00Z' })
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-20T00:00:00Z',
+    description: 'start of the window, inclusive (ISO 8601 date-time)',
+  })
   @IsISO8601({ strict: true })
   since: string;
 
-  /** end of the window, exclusive (ISO 8601 date-time); default: now */
-  @ApiPropertyOptional({ format: 'date-time' })
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'end of the window, exclusive (ISO 8601 date-time); default: now; at most 14 days after since',
+  })
   @OptionalNotNull()
   @IsISO8601({ strict: true })
   until?: string;

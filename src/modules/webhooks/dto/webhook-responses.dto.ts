@@ -77,7 +77,7 @@ export class DeliveryDto {
 }
 
 export class RecoverResultDto {
-  /** events given a new PENDING attempt (each at most once) */
+  @ApiProperty({ type: Number, description: 'events given a new PENDING attempt (each at most once)' })
   queued: number;
 }
 

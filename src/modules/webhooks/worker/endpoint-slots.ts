@@ -173,12 +173,6 @@ export class EndpointSlots implements OnApplicationShutdown {
     return [`${base}:leases`, `${base}:waiters`];
   }
 
-  /** Live leases of an endpoint (for tests and diagnostics). */
-  async inFlight(endpointId: string): Promise<number> {
-    const [leases] = this.keys(endpointId);
-    return this.redis.zcount(leases, Date.now(), '+inf');
-  }
-
   async onApplicationShutdown(): Promise<void> {
     await closeConnection(this.redis);
   }
