@@ -199,6 +199,16 @@ export class AppConfig {
   @Max(10000)
   WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY = 50;
 
+  /**
+   * Attempts of one endpoint in flight at once across every worker: a slow or hanging receiver
+   * holds at most this many worker slots, the rest of its jobs wait in Redis (endpoint-slots.ts).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 10;
+
   /** Jobs one worker process runs at once. */
   @Transform(toInt)
   @IsInt()

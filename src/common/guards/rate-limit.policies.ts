@@ -12,6 +12,9 @@ export const RATE_LIMIT_POLICIES = {
   'webhook-create': { burst: 10, refillEveryMs: 10_000 },
   'webhook-rotate-secret': { burst: 5, refillEveryMs: 20_000 },
   'webhook-test': { burst: 5, refillEveryMs: 20_000 },
+  // resend and recover: "rate limited like test" (contract §5), each with a bucket of its own
+  'webhook-resend': { burst: 5, refillEveryMs: 20_000 },
+  'webhook-recover': { burst: 5, refillEveryMs: 20_000 },
 } as const satisfies Record<string, RateLimitPolicy>;
 
 export type RateLimitName = keyof typeof RATE_LIMIT_POLICIES;

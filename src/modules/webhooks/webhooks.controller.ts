@@ -10,7 +10,10 @@ import { DeliveryLogService } from './delivery/delivery-log.service';
 import {
   CommunityParamsDto,
   CreateWebhookDto,
+  DeliveryParamsDto,
   DeliveryQueryDto,
+  RecoverDeliveriesDto,
+  ResendDeliveryDto,
   UpdateWebhookDto,
   WebhookListQueryDto,
   WebhookParamsDto,
@@ -20,11 +23,13 @@ import {
   DeletedWebhookDto,
   DeliveryDto,
   DeliveryPageDto,
+  RecoverResultDto,
   RotatedSecretDto,
   WebhookDto,
   WebhookListDto,
 } from './dto/webhook-responses.dto';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
 
 /**
@@ -48,6 +53,7 @@ export class WebhooksController {
     private readonly endpoints: WebhookEndpointsService,
     private readonly deliveries: DeliveryLogService,
     private readonly tester: WebhookTestService,
+    private readonly resender: WebhookResendService,
   ) {}
 
   @Get()
@@ -152,5 +158,45 @@ export class WebhooksController {
   })
   test(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.tester.sendTest(communityOf(tenant, params), params.webhookId);
+  }
+
+  @Post(':webhookId/deliveries/:deliveryId/resend')
+  @RateLimit('webhook-resend')
+  @ApiEndpoint({
+    summary:
+      'Send that event again: same messageId, the next attempt number; answers the new PENDING attempt',
+    description:
+      '409 when the endpoint is paused or disabled (resume it first) , the delivery is a test delivery, or its event body is no longer stored. Rate limit: burst 5, then 1 per 20 s per caller and community.',
+    auth: 'jwt',
+    response: DeliveryDto,
+    status: HttpStatus.ACCEPTED,
+    errors: [403, 404, 409, 429],
+  })
+  resend(
+    @Param() params: DeliveryParamsDto,
+    @Body() _body: ResendDeliveryDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.resender.resend(communityOf(tenant, params), params.webhookId, params.deliveryId);
+  }
+
+  @Post(':webhookId/recover')
+  @RateLimit('webhook-recover')
+  @ApiEndpoint({
+    summary: 'Send again, once, every event whose latest attempt FAILED and was created in [since, until)',
+    description:
+      'until defaults to now; the window is at most 14 days. An event that already has a newer attempt is left alone, so calling it twice queues nothing twice. 409 when the endpoint is paused or disabled. Rate limit: burst 5, then 1 per 20 s.',
+    auth: 'jwt',
+    response: RecoverResultDto,
+    status: HttpStatus.ACCEPTED,
+    errors: [403, 404, 409, 429],
+  })
+  recover(
+    @Param() params: WebhookParamsDto,
+    @Body() dto: RecoverDeliveriesDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    const until = dto.until ? new Date(dto.until) : new Date();
+    return this.resender.recover(communityOf(tenant, params), params.webhookId, new Date(dto.since), until);
   }
 }

@@ -1,15 +1,28 @@
+import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { EventTypesController } from './event-types.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
+import { DELIVERY_QUEUE } from './worker/delivery-job';
+import { DeliveryQueue, deliveryQueueOptions } from './worker/delivery-queue.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksCoreModule } from './webhooks-core.module';
 
 /** The webhook management API; delivery itself is the worker's (it imports WebhooksCoreModule too). */
 @Module({
-  imports: [WebhooksCoreModule],
+  imports: [
+    WebhooksCoreModule,
+    // the producer side only (resend and recover enqueue); the API registers no processor
+    BullModule.registerQueueAsync({
+      name: DELIVERY_QUEUE,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => deliveryQueueOptions(config),
+    }),
+  ],
   controllers: [WebhooksController, EventTypesController],
-  providers: [WebhookEndpointsService, WebhookTestService],
+  providers: [WebhookEndpointsService, WebhookTestService, WebhookResendService, DeliveryQueue],
   exports: [WebhookEndpointsService],
 })
 export class WebhooksModule {}

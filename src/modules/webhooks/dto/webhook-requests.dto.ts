@@ -8,6 +8,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsISO8601,
   IsString,
   IsUUID,
   Max,
@@ -31,6 +32,34 @@ export class CommunityParamsDto {
 export class WebhookParamsDto extends CommunityParamsDto {
   @IsUUID()
   webhookId: string;
+}
+
+export class DeliveryParamsDto extends WebhookParamsDto {
+  @IsUUID()
+  deliveryId: string;
+}
+
+/** Resend takes no fields of its own; the body may be empty. */
+export class ResendDeliveryDto extends TenantBodyDto {}
+
+/** Recover's window (contract §5): since < until, at most 14 days apart. */
+export class RecoverDeliveriesDto extends TenantBodyDto {
+  @ApiProperty({
+    format: 'date-time',
+    example: '2026-11-20T00:00:00Z',
+    description: 'start of the window, inclusive (ISO 8601 date-time)',
+  })
+  @IsISO8601({ strict: true })
+  since: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'end of the window, exclusive (ISO 8601 date-time); default: now; at most 14 days after since',
+  })
+  @OptionalNotNull()
+  @IsISO8601({ strict: true })
+  until?: string;
 }
 
 export class CreateWebhookDto extends TenantBodyDto {

@@ -96,6 +96,11 @@ export class DeliveryDto {
   payload: Record<string, unknown> | null;
 }
 
+export class RecoverResultDto {
+  @ApiProperty({ type: Number, description: 'events given a new PENDING attempt (each at most once)' })
+  queued: number;
+}
+
 export class DeliveryPageDto {
   @ApiProperty({ type: [DeliveryDto] })
   items: DeliveryDto[];

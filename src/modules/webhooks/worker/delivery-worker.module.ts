@@ -13,6 +13,7 @@ import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { deliveryProcessorProvider } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
+import { EndpointSlots } from './endpoint-slots';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
 import { WorkerRuntime } from './worker-runtime.service';
@@ -39,6 +40,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     OutboxRelay,
     OutboxRetention,
     EndpointHealth,
+    EndpointSlots,
     deliveryProcessorProvider,
     DeliveryWorker,
     DeliverySweep,

@@ -7,6 +7,7 @@ import { WebhookSender } from '../delivery/webhook-sender.service';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
 import { DELIVERY_SENDER } from './delivery-sender';
+import { EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
 import { workerConnection } from './redis-connections';
 import { nextRetry } from './retry-policy';
@@ -35,14 +36,16 @@ export class DeliveryProcessor extends WorkerHost {
     @Inject(DELIVERY_SENDER) private readonly sender: WebhookSender,
     private readonly health: EndpointHealth,
     private readonly queue: DeliveryQueue,
+    private readonly slots: EndpointSlots,
     config: AppConfig,
   ) {
     super();
     this.scheduleMs = config.webhookRetryScheduleMs;
   }
 
-  process(job: Job<DeliveryJobData>): Promise<void> {
-    return this.deliver(job.data);
+  process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+    // fairness (issue 10 §4): the whole attempt runs holding one of its endpoint's slots
+    return this.slots.run(job, token, () => this.deliver(job.data));
   }
 
   async deliver(job: DeliveryJobData): Promise<void> {
@@ -143,16 +146,17 @@ export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
  */
 export const deliveryProcessorProvider = {
   provide: DeliveryProcessor,
-  inject: [DeliveriesStore, DELIVERY_SENDER, EndpointHealth, DeliveryQueue, AppConfig],
+  inject: [DeliveriesStore, DELIVERY_SENDER, EndpointHealth, DeliveryQueue, EndpointSlots, AppConfig],
   useFactory: (
     deliveries: DeliveriesStore,
     sender: WebhookSender,
     health: EndpointHealth,
     queue: DeliveryQueue,
+    slots: EndpointSlots,
     config: AppConfig,
   ): DeliveryProcessor => {
     @Processor(DELIVERY_QUEUE, deliveryWorkerOptions(config))
     class ConfiguredDeliveryProcessor extends DeliveryProcessor {}
-    return new ConfiguredDeliveryProcessor(deliveries, sender, health, queue, config);
+    return new ConfiguredDeliveryProcessor(deliveries, sender, health, queue, slots, config);
   },
 };

@@ -1,0 +1,180 @@
+import { OutboxService } from '../../src/modules/events/outbox.service';
+import { DeliveryQueue } from '../../src/modules/webhooks/worker/delivery-queue.service';
+import { createTestApp, TestApp } from '../utils/app';
+import { createCommunity, unique } from '../utils/factories';
+import { Receiver, startReceiver } from '../utils/webhook-receiver';
+import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+
+/**
+ * Fairness between endpoints (issue 10 §4, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). In-process workers,
+ * but here rather than in test/delivery: each test sets its own cap, concurrency and timeout, which
+ * must not leak into the e2e suite's workers sharing that run's outbox (resilience files run one at
+ * a time on a database of their own). Each test also has a queue prefix of its own.
+ */
+describe('endpoint fairness', () => {
+  let api: TestApp;
+  let receiver: Receiver;
+  const workers: TestWorker[] = [];
+
+  beforeAll(async () => {
+    api = await createTestApp(DELIVERY_TEST_ENV);
+    receiver = await startReceiver();
+  });
+
+  // a test's workers must not outlive it: their relay would take the next test's events
+  afterEach(async () => {
+    for (const worker of workers.splice(0)) await worker.stop();
+  });
+
+  afterAll(async () => {
+    await api?.close();
+    await receiver?.close();
+  });
+
+  /** A worker on a queue of this test's own (REDIS_KEY_PREFIX under the run's, so teardown clears it). */
+  async function worker(queue: string, env: Record<string, string>) {
+    const started = await startTestWorker({
+      ...DELIVERY_TEST_ENV,
+      REDIS_KEY_PREFIX: `${process.env.REDIS_KEY_PREFIX}:${queue}`,
+      // failures must neither retry nor auto-disable here: the neighbour keeps hanging throughout
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+      WEBHOOK_AUTO_DISABLE_MIN_FAILURES: '1000000',
+      WEBHOOK_AUTO_DISABLE_AFTER: '7d',
+      ...env,
+    });
+    workers.push(started);
+    return started;
+  }
+
+  async function endpointOn(communityId: string) {
+    const path = `/${unique('hook')}`;
+    const endpoint = await createEndpoint(api, communityId, {
+      url: receiver.url + path,
+      events: ['tweet.created'],
+    });
+    return { ...endpoint, path };
+  }
+
+  /** Commits `count` events, one transaction each; returns each messageId with its commit time. */
+  async function raise(communityId: string, count: number, spacingMs = 0) {
+    const committed = new Map<string, number>();
+    for (let i = 0; i < count; i++) {
+      const event = await api.prisma.$transaction((tx) =>
+        api.app.get(OutboxService).record(tx, communityId, 'tweet.created', { tweet: { id: `t${i}` } }),
+      );
+      committed.set(event.id, Date.now());
+      // a steady stream, not a burst: a burst would measure the healthy endpoint's own cap
+      if (spacingMs > 0) await new Promise((resolve) => setTimeout(resolve, spacingMs));
+    }
+    return committed;
+  }
+
+  /** p95 of commit → receipt at the receiver over the events of `committed`, in ms. */
+  async function commitToReceiptP95(path: string, committed: Map<string, number>) {
+    const received = await waitFor(
+      `${committed.size} deliveries at ${path}`,
+      () => receiver.at(path).length >= committed.size && receiver.at(path),
+      30_000,
+    );
+    const latencies = received
+      .map((r) => r.receivedAt - committed.get(String(r.headers['webhook-id']))!)
+      .sort((a, b) => a - b);
+    return latencies[Math.ceil(latencies.length * 0.95) - 1];
+  }
+
+  it('a receiver that never answers, with 200 events queued, leaves a healthy endpoint of another community its latency', async () => {
+    const CAP = 4;
+    const HEALTHY_EVENTS = 80;
+    const EVENT_SPACING_MS = 15;
+    const w = await worker('fair-hang', {
+      WEBHOOK_TIMEOUT: '5s',
+      WORKER_CONCURRENCY: '20',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(CAP),
+    });
+
+    // baseline: the healthy endpoint alone, after a warm-up round (cold connections and code
+    // paths would otherwise inflate the baseline and make the comparison meaningless)
+    const healthyCommunity = await createCommunity(api.app);
+    const warmUp = await endpointOn(healthyCommunity.id);
+    await commitToReceiptP95(warmUp.path, await raise(healthyCommunity.id, 10, EVENT_SPACING_MS));
+    await api.prisma.webhookEndpoint.update({ where: { id: warmUp.id }, data: { isActive: false } });
+    const before = await endpointOn(healthyCommunity.id);
+    const alone = await commitToReceiptP95(
+      before.path,
+      await raise(healthyCommunity.id, HEALTHY_EVENTS, EVENT_SPACING_MS),
+    );
+
+    // the neighbour: another community's receiver that never answers, 200 events queued for it
+    const neighbourCommunity = await createCommunity(api.app);
+    const hanging = await endpointOn(neighbourCommunity.id);
+    // never answers; the worker's timeout gives up on each request
+    receiver.respond(hanging.path, () => new Promise(() => undefined));
+    await api.prisma.$transaction((tx) =>
+      api.app.get(OutboxService).recordMany(
+        tx,
+        neighbourCommunity.id,
+        'tweet.created',
+        Array.from({ length: 200 }, (_, i) => ({ i })),
+      ),
+    );
+    // steady state: the neighbour holds its CAP slots, the rest of its jobs are parked (delayed)
+    const queue = w.context.get(DeliveryQueue).queue;
+    await waitFor('the neighbour to hold its slots and its other jobs to be parked', async () => {
+      const counts = await queue.getJobCounts('waiting', 'delayed');
+      return (
+        receiver.at(hanging.path).length >= CAP && counts.waiting === 0 && counts.delayed >= 200 - 2 * CAP
+      );
+    });
+
+    // the same healthy load again (a fresh endpoint, so each run counts its own receipts)
+    const after = await endpointOn(healthyCommunity.id);
+    const besideHanging = await commitToReceiptP95(
+      after.path,
+      await raise(healthyCommunity.id, HEALTHY_EVENTS, EVENT_SPACING_MS),
+    );
+
+    expect(besideHanging).toBeLessThanOrEqual(2 * alone);
+    // the neighbour is far from done: its jobs wait parked, not in worker slots
+    expect(receiver.at(hanging.path).length).toBeLessThan(200);
+    // stop feeding it: its parked jobs find it paused and are cancelled
+    await api.prisma.webhookEndpoint.update({ where: { id: hanging.id }, data: { isActive: false } });
+  }, 60_000);
+
+  it('never lets more than WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests of one endpoint run at once across two workers', async () => {
+    const CAP = 5;
+    const EVENTS = 30;
+    // each worker alone could run only 4 at once: reaching 5 proves both took part
+    const env = { WORKER_CONCURRENCY: '4', WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(CAP) };
+    await worker('fair-cap', env);
+    await worker('fair-cap', env);
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id);
+    let inFlight = 0;
+    let peak = 0;
+    receiver.respond(endpoint.path, async () => {
+      peak = Math.max(peak, ++inFlight);
+      // the receiver holds each request a moment, so that attempts overlap
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      inFlight--;
+      return { status: 200 };
+    });
+
+    const committed = await raise(community.id, EVENTS);
+    await waitFor(
+      'every event delivered',
+      async () =>
+        (await api.prisma.webhookDelivery.count({
+          where: { endpointId: endpoint.id, status: 'SUCCESS' },
+        })) === EVENTS,
+      30_000,
+    );
+
+    expect(peak).toBeLessThanOrEqual(CAP);
+    expect(peak).toBeGreaterThan(4);
+    // parked jobs come back as the same attempt: each event was sent exactly once
+    const ids = receiver.at(endpoint.path).map((r) => String(r.headers['webhook-id']));
+    expect(ids.sort()).toEqual([...committed.keys()].sort());
+    const attempts = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(attempts.every((a) => a.attempt === 1)).toBe(true);
+  }, 60_000);
+});
