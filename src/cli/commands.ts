@@ -66,7 +66,8 @@ function positiveInt(options: Options, name: string, fallback?: number): number 
 
 type ReencryptedFailure = ReencryptedBatch['failed'][number];
 
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+const plural = (count: number, noun: string) =>
+  `${count} ${noun}${count === 1 ? '' : noun.endsWith('h') ? 'es' : 's'}`;
 
 const STANDING: Record<SecretsUnderKey['standing'], string> = {
   current: 'newest, encrypts',
