@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
@@ -14,7 +14,8 @@ import { Receiver, startReceiver } from './receiver';
 /**
  * Rotating WEBHOOK_SECRET_ENCRYPTION_KEY: a ring, `secrets:reencrypt` in stoppable batches, then the
  * old key leaves the ring. The command touches every stored secret, so this file has a database of
- * its own: the run's shared one holds other files' secrets under the development key.
+ * its own: the run's shared one holds other files' secrets under the development key. The SIGINT
+ * test runs dist/cli/main.js: `npm run build` first.
  */
 const OLD_KEY = randomBytes(32).toString('base64');
 const NEW_KEY = randomBytes(32).toString('base64');
@@ -295,6 +296,52 @@ describe('encryption-key ring and secrets:reencrypt (issue 16 §5)', () => {
       );
       await expectSigned(t, endpoints[5].id, [endpoints[5].secret]);
     } finally {
+      await t.close();
+    }
+  });
+
+  it('npm run cli: the first Ctrl-C (SIGINT) finishes the batch in hand and reports what remains', async () => {
+    const t = await app(NEW_KEY);
+    const holder = new Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    try {
+      await sealUnderOldKey(t, endpoints[0]);
+      await sealUnderOldKey(t, endpoints[1]);
+      const before = await t.prisma.webhookSecret.count({ where: { keyId: OLD_ID } });
+      expect(before).toBeGreaterThanOrEqual(2);
+      // Batches wait behind this lock, so the signal surely arrives while the command is working.
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE webhook_secrets IN EXCLUSIVE MODE');
+      const child = spawn(
+        process.execPath,
+        [resolve(__dirname, '../../dist/cli/main.js'), 'secrets:reencrypt', '--batch-size', '1'],
+        {
+          env: { ...process.env, WEBHOOK_SECRET_ENCRYPTION_KEY: `${NEW_KEY},${OLD_KEY}` },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+      await new Promise<void>((counted) =>
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes(`${OLD_ID} (older, decrypts)`)) counted();
+        }),
+      );
+      child.kill('SIGINT');
+      // the message proves the handler ran; then the lock goes and the batch in hand completes
+      await new Promise<void>((told) =>
+        child.stderr.on('data', () => err.includes('Stopping after the current batch') && told()),
+      );
+      await holder.query('COMMIT');
+      expect(await exited).toBe(0);
+      expect(out).toContain('Stopped (interrupted)');
+      expect(remaining(out)).toBeGreaterThanOrEqual(before - 1);
+      expect(remaining(out)).toBe(await t.prisma.webhookSecret.count({ where: { keyId: { not: NEW_ID } } }));
+    } finally {
+      await holder.end();
       await t.close();
     }
   });
