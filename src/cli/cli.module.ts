@@ -23,7 +23,7 @@ import { PrismaModule } from '../prisma/prisma.module';
     MembershipsModule,
     AdminModule,
     CommunityModule,
-    // the demo's webhook endpoint and its signing secret (seed)
+    // the demo's webhook endpoint and its signing secret (seed); secrets:reencrypt
     WebhooksCoreModule,
   ],
 })

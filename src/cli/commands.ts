@@ -10,6 +10,11 @@ import { PasswordService } from '../modules/auth/password.service';
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
 import { MembershipsService } from '../modules/members/memberships.service';
+import {
+  ReencryptedBatch,
+  SecretsUnderKey,
+  WebhookSecretsService,
+} from '../modules/webhooks/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CliError } from './cli-context';
@@ -22,6 +27,10 @@ type Options = Record<string, string | boolean | undefined>;
 export interface CommandIo {
   /** a secret typed at a hidden prompt (interactive), or the whole of stdin with --password-stdin */
   readSecret: (prompt: string, fromStdin: boolean) => Promise<string>;
+  /** prints a line at once, for a long command's progress */
+  progress: (line: string) => void;
+  /** aborted when the user asks a stoppable command to stop (Ctrl-C) */
+  stop: AbortSignal;
 }
 
 export interface CommandSpec {
@@ -29,6 +38,8 @@ export interface CommandSpec {
   /** shown by `<command> --help`; the option names are listed from `options` */
   description?: string;
   options: Record<string, { type: 'string' | 'boolean' }>;
+  /** the first Ctrl-C aborts `io.stop` instead of ending the process: the command stops cleanly */
+  stoppable?: boolean;
   run: (app: INestApplicationContext, options: Options, io: CommandIo) => Promise<string[]>;
 }
 
@@ -41,6 +52,33 @@ function required(options: Options, name: string): string {
 function optional(options: Options, name: string): string | undefined {
   const value = options[name];
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** A whole number of at least 1 given as --name, or the default when absent. */
+function positiveInt(options: Options, name: string, fallback: number): number;
+function positiveInt(options: Options, name: string, fallback?: undefined): number | undefined;
+function positiveInt(options: Options, name: string, fallback?: number): number | undefined {
+  const value = optional(options, name);
+  if (value === undefined) return fallback;
+  if (!/^[1-9]\d{0,8}$/.test(value)) throw new CliError(`--${name} must be a whole number of at least 1`);
+  return Number(value);
+}
+
+type ReencryptedFailure = ReencryptedBatch['failed'][number];
+
+const plural = (count: number, noun: string) =>
+  `${count} ${noun}${count === 1 ? '' : noun.endsWith('h') ? 'es' : 's'}`;
+
+const STANDING: Record<SecretsUnderKey['standing'], string> = {
+  current: 'newest, encrypts',
+  older: 'older, decrypts',
+  unknown: 'NOT in the ring: cannot be decrypted',
+};
+
+function keyCountLines(counts: SecretsUnderKey[]): string[] {
+  return counts.map(
+    ({ keyId, count, standing }) => `  ${keyId} (${STANDING[standing]}): ${plural(count, 'secret')}`,
+  );
 }
 
 function email(options: Options): string {
@@ -241,6 +279,79 @@ export const COMMANDS: Record<string, CommandSpec> = {
         }),
       ]);
       return [`Password of ${address} set; it can log in now`];
+    },
+  },
+
+  'secrets:reencrypt': {
+    usage: 'secrets:reencrypt [--batch-size N] [--max-batches M] [--dry-run]',
+    description:
+      'Re-encrypts every stored webhook signing secret under the newest key of WEBHOOK_SECRET_ENCRYPTION_KEY ' +
+      '(the first of the ring), N secrets per short transaction (default 100), printing progress after each ' +
+      'batch. The API and the worker keep running meanwhile. Stop it with Ctrl-C (the batch in hand ' +
+      'finishes) or --max-batches M, and run it again to continue. It ends with how many secrets remain ' +
+      'under older keys: at 0, the older keys can be removed from the ring. --dry-run only counts the ' +
+      'secrets under each key. Steps: docs/operations.md, "Rotate the encryption key".',
+    options: {
+      'batch-size': { type: 'string' },
+      'max-batches': { type: 'string' },
+      'dry-run': { type: 'boolean' },
+    },
+    stoppable: true,
+    async run(app, options, io) {
+      const batchSize = positiveInt(options, 'batch-size', 100);
+      if (batchSize > 10_000) throw new CliError('--batch-size must be at most 10000');
+      const maxBatches = positiveInt(options, 'max-batches');
+      const secrets = app.get(WebhookSecretsService);
+      io.progress('Stored webhook secrets by encryption key:');
+      for (const line of keyCountLines(await secrets.countByKey())) io.progress(line);
+      if (options['dry-run'] === true) {
+        const remain = await secrets.countNotUnderCurrentKey();
+        return [`Dry run: nothing changed; ${plural(remain, 'secret')} not under the newest key`];
+      }
+
+      let batches = 0;
+      let moved = 0;
+      const failed: ReencryptedFailure[] = [];
+      let stoppedBy: string | undefined;
+      for (;;) {
+        if (io.stop.aborted) stoppedBy = 'interrupted';
+        else if (maxBatches !== undefined && batches >= maxBatches) stoppedBy = `--max-batches ${maxBatches}`;
+        if (stoppedBy) break;
+        const batch = await secrets.reencryptBatch(
+          batchSize,
+          failed.map((f) => f.id),
+        );
+        if (batch.moved === 0 && batch.failed.length === 0) break;
+        batches += 1;
+        moved += batch.moved;
+        failed.push(...batch.failed);
+        io.progress(
+          `Batch ${batches}: re-encrypted ${batch.moved}` +
+            (batch.failed.length > 0 ? `, ${batch.failed.length} would not decrypt` : '') +
+            ` (${moved} so far)`,
+        );
+      }
+
+      const remain = await secrets.countNotUnderCurrentKey();
+      const counts = await secrets.countByKey();
+      const lines = [
+        stoppedBy
+          ? `Stopped (${stoppedBy}) after ${plural(batches, 'batch')}: re-encrypted ${moved}.`
+          : `Finished: re-encrypted ${moved} in ${plural(batches, 'batch')}.`,
+        ...keyCountLines(counts),
+        ...failed.map((f) => `  secret ${f.id} was left as it is: ${f.reason}`),
+        remain === 0
+          ? '0 secrets remain under older keys: the older keys can be removed from WEBHOOK_SECRET_ENCRYPTION_KEY.'
+          : `${remain === 1 ? '1 secret remains' : `${remain} secrets remain`} under older keys: ` +
+            (stoppedBy
+              ? 'run the command again to continue.'
+              : 'run the command again (rows a rotation held just then are taken by the next run).'),
+      ];
+      if (counts.some((c) => c.standing === 'unknown'))
+        lines.push(
+          'Secrets under a key that is not in the ring stay there: add that key back to re-encrypt them.',
+        );
+      return lines;
     },
   },
 };

@@ -42,6 +42,19 @@ export interface CliOutput {
   readStdin?: () => Promise<string>;
   /** a hidden prompt; null: there is no terminal (default: the process's, when stdin is a TTY) */
   prompt?: ((question: string) => Promise<string>) | null;
+  /** asks a stoppable command to stop after the work in hand (default: the process's first SIGINT) */
+  stop?: AbortSignal;
+}
+
+/** The first Ctrl-C asks a stoppable command to finish its batch and stop; a second one ends the process. */
+function stopOnFirstSigint(io: CliOutput): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.err('Stopping after the current batch (Ctrl-C again to quit at once)...');
+    controller.abort();
+  };
+  process.once('SIGINT', onSigint);
+  return { signal: controller.signal, release: () => process.removeListener('SIGINT', onSigint) };
 }
 
 async function readProcessStdin(): Promise<string> {
@@ -111,9 +124,16 @@ export async function runCli(argv: string[], io: CliOutput): Promise<number> {
     return 1;
   }
   let app: Awaited<ReturnType<typeof createCliContext>> | undefined;
+  const sigint = command.stoppable && !io.stop ? stopOnFirstSigint(io) : undefined;
   try {
     app = await createCliContext();
-    for (const line of await command.run(app, values, { readSecret: secretReader(io) })) io.out(line);
+    const stop = io.stop ?? sigint?.signal ?? new AbortController().signal;
+    for (const line of await command.run(app, values, {
+      readSecret: secretReader(io),
+      progress: io.out,
+      stop,
+    }))
+      io.out(line);
     return 0;
   } catch (err) {
     if (err instanceof CliError) {
@@ -123,6 +143,7 @@ export async function runCli(argv: string[], io: CliOutput): Promise<number> {
     io.err(`Error: ${(err as Error).message ?? String(err)}`);
     return 1;
   } finally {
+    sigint?.release();
     await app?.close();
   }
 }

@@ -8,7 +8,8 @@ describe('loadConfig', () => {
     expect(config.webhookRetryScheduleMs).toHaveLength(7);
     expect(config.WEBHOOK_MAX_LIVE_SECRETS).toBe(3);
     expect(config.WEBHOOK_ALLOW_INSECURE_TARGETS).toBe(false);
-    expect(config.webhookEncryptionKey).toHaveLength(32);
+    expect(config.webhookEncryptionKeys).toHaveLength(1);
+    expect(config.webhookEncryptionKeys[0]).toHaveLength(32);
     expect(warnings.join('\n')).toMatch(/JWT_SECRET/);
   });
 
@@ -31,6 +32,44 @@ describe('loadConfig', () => {
         WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
       }),
     ).toThrow(/WEBHOOK_ALLOW_INSECURE_TARGETS/);
+  });
+
+  describe('WEBHOOK_SECRET_ENCRYPTION_KEY as a key ring', () => {
+    const newer = Buffer.alloc(32, 2).toString('base64');
+    const older = Buffer.alloc(32, 1).toString('base64');
+
+    it('reads comma-separated keys newest first, spaces allowed', () => {
+      const { config } = loadConfig({ WEBHOOK_SECRET_ENCRYPTION_KEY: `${newer}, ${older}` });
+      expect(config.webhookEncryptionKeys).toEqual([Buffer.alloc(32, 2), Buffer.alloc(32, 1)]);
+    });
+
+    // a second spelling of `older`: base64 with non-zero padding bits decodes to the same 32 bytes
+    const olderAgain = `${older.slice(0, 42)}${String.fromCharCode(older.charCodeAt(42) + 1)}=`;
+
+    it.each([
+      [
+        'a key that is not base64 of 32 bytes',
+        `${newer},${Buffer.alloc(16, 3).toString('base64')}`,
+        /entry 2 of 2 is not base64 of 32 bytes/,
+      ],
+      ['an empty entry', `${newer},,${older}`, /entry 2 of 3 is empty/],
+      ['a trailing comma', `${newer},`, /entry 2 of 2 is empty/],
+      ['a repeated key', `${newer},${older},${newer}`, /entry 3 of 3 repeats entry 1/],
+      ['the same key spelt twice', `${older},${olderAgain}`, /entry 2 of 2 repeats entry 1/],
+    ])('refuses %s, naming the variable and never the key', (_case, value, message) => {
+      expect(Buffer.from(olderAgain, 'base64')).toEqual(Buffer.alloc(32, 1));
+      let error: Error | undefined;
+      try {
+        loadConfig({ WEBHOOK_SECRET_ENCRYPTION_KEY: value });
+      } catch (err) {
+        error = err as Error;
+      }
+      expect(error).toBeInstanceOf(ConfigValidationError);
+      expect(error!.message).toMatch(/WEBHOOK_SECRET_ENCRYPTION_KEY/);
+      expect(error!.message).toMatch(message);
+      for (const key of value.split(',').filter((k) => k.length > 0))
+        expect(error!.message).not.toContain(key.trim());
+    });
   });
 
   it('names every bad value at once', () => {

@@ -80,6 +80,40 @@ const IsListOf = (check: (entry: string) => boolean, message: string) =>
     },
   });
 
+const ENCRYPTION_KEY = /^[A-Za-z0-9+/]{43}=$/;
+
+/**
+ * What is wrong with a key ring (comma-separated base64 keys of 32 bytes, newest first), or null.
+ * Entries are named by position, never by value: the message reaches logs and terminals.
+ */
+export function keyRingProblem(value: string): string | null {
+  const entries = value.split(',').map((entry) => entry.trim());
+  const seen = new Map<string, number>();
+  for (const [index, entry] of entries.entries()) {
+    const position = `entry ${index + 1} of ${entries.length}`;
+    if (entry === '') return `${position} is empty (keys are separated by single commas)`;
+    if (!ENCRYPTION_KEY.test(entry))
+      return `${position} is not base64 of 32 bytes (generate one: openssl rand -base64 32)`;
+    // decoded bytes, so two spellings of one key are caught as well
+    const bytes = Buffer.from(entry, 'base64').toString('hex');
+    const earlier = seen.get(bytes);
+    if (earlier !== undefined) return `${position} repeats entry ${earlier + 1}: each key must appear once`;
+    seen.set(bytes, index);
+  }
+  return null;
+}
+
+const IsEncryptionKeyRing = () =>
+  ValidateBy({
+    name: 'isEncryptionKeyRing',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && keyRingProblem(value) === null,
+      defaultMessage: (args) =>
+        'WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 keys of 32 bytes, comma-separated, newest first: ' +
+        (typeof args?.value === 'string' ? keyRingProblem(args.value) : 'not a string'),
+    },
+  });
+
 /** A development-only key so that every local process (API, worker, CLI) agrees; never in production. */
 export const DEV_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 'community-platform-dev-key').toString('base64');
 export const DEV_JWT_SECRET = 'community-platform-dev-jwt-secret-not-for-production';
@@ -152,8 +186,9 @@ export class AppConfig {
   @IsDuration('30d')
   REFRESH_TOKEN_EXPIRES_IN = '30d';
 
+  /** A key ring, newest first: the newest encrypts, every key decrypts (rotation: docs/operations.md). */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 of 32 bytes' })
+  @IsEncryptionKeyRing()
   WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
 
   @IsDuration('24h')
@@ -253,8 +288,11 @@ export class AppConfig {
   get refreshTokenTtlMs(): number {
     return durationMs(this.REFRESH_TOKEN_EXPIRES_IN);
   }
-  get webhookEncryptionKey(): Buffer {
-    return Buffer.from(this.WEBHOOK_SECRET_ENCRYPTION_KEY ?? DEV_WEBHOOK_ENCRYPTION_KEY, 'base64');
+  /** The webhook-secret key ring, newest (the one that encrypts) first. */
+  get webhookEncryptionKeys(): Buffer[] {
+    return (this.WEBHOOK_SECRET_ENCRYPTION_KEY ?? DEV_WEBHOOK_ENCRYPTION_KEY)
+      .split(',')
+      .map((entry) => Buffer.from(entry.trim(), 'base64'));
   }
   get webhookSecretOverlapMs(): number {
     return durationMs(this.WEBHOOK_SECRET_OVERLAP);

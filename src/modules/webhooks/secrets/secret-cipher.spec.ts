@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { encryptionKeyId, SecretCipher, UnknownEncryptionKeyError } from './secret-cipher';
+import { encryptionKeyId, SecretCipher, SecretKeyRing, UnknownEncryptionKeyError } from './secret-cipher';
 
 describe('SecretCipher', () => {
   const key = randomBytes(32);
@@ -35,9 +35,55 @@ describe('SecretCipher', () => {
     const sealed = other.encrypt(secret);
     expect(() => cipher.decrypt(sealed)).toThrow(UnknownEncryptionKeyError);
     expect(() => cipher.decrypt(sealed)).toThrow(new RegExp(`'${other.keyId}'.*'${cipher.keyId}'`));
+    expect(() => cipher.decrypt(sealed)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY/);
   });
 
   it('refuses a key that is not 32 bytes', () => {
     expect(() => new SecretCipher(randomBytes(16))).toThrow(/32 bytes/);
+  });
+});
+
+describe('SecretKeyRing', () => {
+  const oldKey = randomBytes(32);
+  const newKey = randomBytes(32);
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+
+  it('encrypts under the newest key and decrypts under any key of the ring', () => {
+    const ring = new SecretKeyRing([newKey, oldKey]);
+    expect(ring.currentKeyId).toBe(encryptionKeyId(newKey));
+    expect(ring.keyIds).toEqual([encryptionKeyId(newKey), encryptionKeyId(oldKey)]);
+    const sealed = ring.encrypt(secret);
+    expect(sealed.keyId).toBe(encryptionKeyId(newKey));
+    expect(new SecretCipher(newKey).decrypt(sealed)).toBe(secret);
+    expect(ring.decrypt(new SecretCipher(oldKey).encrypt(secret))).toBe(secret);
+  });
+
+  it("opens a row written before the ring, by a single key's cipher, once that key is in the ring", () => {
+    // today's stored format: key id `k1:` + 8 hex of the key's SHA-256 beside iv, ciphertext, tag
+    const legacy = new SecretCipher(oldKey).encrypt(secret);
+    expect(legacy.keyId).toMatch(/^k1:[0-9a-f]{8}$/);
+    expect(new SecretKeyRing([oldKey]).decrypt(legacy)).toBe(secret);
+    expect(new SecretKeyRing([newKey, oldKey]).decrypt(legacy)).toBe(secret);
+  });
+
+  it('refuses a row under a key that left the ring, naming the key ids and never a key', () => {
+    const sealed = new SecretCipher(oldKey).encrypt(secret);
+    const ring = new SecretKeyRing([newKey]);
+    expect(() => ring.decrypt(sealed)).toThrow(UnknownEncryptionKeyError);
+    let message = '';
+    try {
+      ring.decrypt(sealed);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain(`'${encryptionKeyId(oldKey)}'`);
+    expect(message).toContain(`'${encryptionKeyId(newKey)}'`);
+    expect(message).not.toContain(oldKey.toString('base64'));
+    expect(message).not.toContain(newKey.toString('base64'));
+  });
+
+  it('refuses a key on the ring twice and an empty ring', () => {
+    expect(() => new SecretKeyRing([newKey, Buffer.from(newKey)])).toThrow(/share a key id/);
+    expect(() => new SecretKeyRing([])).toThrow(/empty/);
   });
 });

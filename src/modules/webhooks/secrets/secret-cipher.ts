@@ -8,11 +8,19 @@ export interface SealedSecret {
   authTag: Uint8Array<ArrayBuffer>;
 }
 
+/** A sealed secret as read back from the database. */
+export interface StoredSecret {
+  keyId: string;
+  iv: Uint8Array;
+  ciphertext: Uint8Array;
+  authTag: Uint8Array;
+}
+
 export class UnknownEncryptionKeyError extends Error {
-  constructor(keyId: string, currentKeyId: string) {
+  constructor(keyId: string, ringKeyIds: string[]) {
     super(
-      `webhook secret was encrypted under key '${keyId}', but WEBHOOK_SECRET_ENCRYPTION_KEY is '${currentKeyId}': ` +
-        're-encrypt the secrets or restore the old key',
+      `webhook secret was encrypted under key '${keyId}', which is not in WEBHOOK_SECRET_ENCRYPTION_KEY ` +
+        `(keys ${ringKeyIds.map((id) => `'${id}'`).join(', ')}): add that key back to the ring, after the newest`,
     );
   }
 }
@@ -53,10 +61,50 @@ export class SecretCipher {
     };
   }
 
-  decrypt(sealed: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array }): string {
-    if (sealed.keyId !== this.keyId) throw new UnknownEncryptionKeyError(sealed.keyId, this.keyId);
+  decrypt(sealed: StoredSecret): string {
+    if (sealed.keyId !== this.keyId) throw new UnknownEncryptionKeyError(sealed.keyId, [this.keyId]);
     const decipher = createDecipheriv(ALGORITHM, this.key, sealed.iv);
     decipher.setAuthTag(sealed.authTag);
     return Buffer.concat([decipher.update(sealed.ciphertext), decipher.final()]).toString('utf8');
+  }
+}
+
+/**
+ * WEBHOOK_SECRET_ENCRYPTION_KEY as a key ring, newest first: the newest key seals every new secret,
+ * and a stored secret is opened by the key its `keyId` names. Rows written before the ring existed
+ * carry the same `keyId` (`k1:` + SHA-256 prefix of their key), so they open unchanged.
+ */
+export class SecretKeyRing {
+  private readonly ciphers: Map<string, SecretCipher>;
+  private readonly newest: SecretCipher;
+
+  constructor(keys: Buffer[]) {
+    if (keys.length === 0) throw new Error('the webhook encryption key ring is empty');
+    const ciphers = keys.map((key) => new SecretCipher(key));
+    this.ciphers = new Map(ciphers.map((cipher) => [cipher.keyId, cipher]));
+    // a 32-bit id clash between two keys is unlikely, but it would make rows ambiguous: refuse it
+    if (this.ciphers.size !== ciphers.length)
+      throw new Error('two keys of WEBHOOK_SECRET_ENCRYPTION_KEY share a key id: replace one of them');
+    this.newest = ciphers[0];
+  }
+
+  /** The id of the key that encrypts: a row under any other id is due for re-encryption. */
+  get currentKeyId(): string {
+    return this.newest.keyId;
+  }
+
+  /** Every key id of the ring, newest first. */
+  get keyIds(): string[] {
+    return [...this.ciphers.keys()];
+  }
+
+  encrypt(plaintext: string): SealedSecret {
+    return this.newest.encrypt(plaintext);
+  }
+
+  decrypt(sealed: StoredSecret): string {
+    const cipher = this.ciphers.get(sealed.keyId);
+    if (!cipher) throw new UnknownEncryptionKeyError(sealed.keyId, this.keyIds);
+    return cipher.decrypt(sealed);
   }
 }
