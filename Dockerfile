@@ -34,6 +34,7 @@ COPY --from=build /app/dist ./dist
 RUN chown -R node:node /app
 USER node
 EXPOSE 3000
+# /api/health/ready: PostgreSQL and Redis answer and every migration in prisma/ is applied.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "dist/main.js"]

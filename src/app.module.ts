@@ -9,6 +9,7 @@ import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
+import { AuthAttemptGuard } from './modules/auth/login-attempt-limiter';
 import { CommunityModule } from './modules/community/community.module';
 import { ContentModule } from './modules/content/content.module';
 import { EventsModule } from './modules/events/events.module';
@@ -43,6 +44,8 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     WebhooksModule,
   ],
   providers: [
+    // First: the login/refresh per-address limit counts requests the access guards would refuse.
+    { provide: APP_GUARD, useClass: AuthAttemptGuard },
     ...AccessGuards.map((guard) => ({ provide: APP_GUARD, useClass: guard })),
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },

@@ -2,14 +2,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureHttpApp, createFastifyAdapter } from './bootstrap/http-app';
-import { AppConfig } from './config/app-config';
+import { AppConfig, loadConfig } from './config/app-config';
 import { preflight, signalReady } from './config/preflight';
 
 async function bootstrap(): Promise<void> {
   await preflight('api');
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule, createFastifyAdapter(), {
-    bufferLogs: true,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule,
+    // The adapter exists before Nest's config provider does; preflight has validated the same values.
+    createFastifyAdapter(loadConfig(process.env).config),
+    { bufferLogs: true },
+  );
   await configureHttpApp(app);
   const config = app.get(AppConfig);
   await app.listen(config.PORT, config.HOST);

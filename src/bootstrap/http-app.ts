@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { Errors } from '../common/errors/app-error';
 import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
+import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { setResponseErrorCode } from '../logging/error-code';
 import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
@@ -27,10 +28,15 @@ const KEY_PARAM = /^(x[-_]?)?api[-_]?key$/i;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** Fastify with the 1 MiB body limit; each request keeps a caller's X-Request-Id or gets a uuid. */
-export function createFastifyAdapter(): FastifyAdapter {
+/**
+ * Fastify with the 1 MiB body limit; each request keeps a caller's X-Request-Id or gets a uuid.
+ * trustProxy (TRUST_PROXY) decides whether request.ip comes from X-Forwarded-For: the login limits
+ * count per client address, so a header believed without a proxy would let a caller pick its own.
+ */
+export function createFastifyAdapter(config: Pick<AppConfig, 'trustProxy'>): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
     requestIdHeader: false,
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id'];

@@ -116,4 +116,25 @@ describe('loadConfig', () => {
   it('reads an empty duration as "use the default"', () => {
     expect(loadConfig({ WEBHOOK_TIMEOUT: '' }).config.webhookTimeoutMs).toBe(15_000);
   });
+
+  it('reads TRUST_PROXY as false, true or a hop count, and refuses anything else', () => {
+    expect(loadConfig({}).config.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).config.trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '1' }).config.trustProxy).toBe(1);
+    expect(loadConfig({ TRUST_PROXY: '0' }).config.trustProxy).toBe(false);
+    expect(() => loadConfig({ TRUST_PROXY: 'yes' })).toThrow(/TRUST_PROXY/);
+    expect(() => loadConfig({ TRUST_PROXY: '10.0.0.0/8' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('gives the login limits their defaults and refuses a zero window or limit', () => {
+    const { config } = loadConfig({});
+    expect(config.AUTH_RATE_LIMIT_PER_ADDRESS).toBe(100);
+    expect(config.authRateLimitWindowMs).toBe(60_000);
+    expect(config.LOGIN_MAX_FAILURES).toBe(10);
+    expect(config.loginFailureWindowMs).toBe(15 * 60_000);
+    expect(() => loadConfig({ AUTH_RATE_LIMIT_WINDOW: '0' })).toThrow(/AUTH_RATE_LIMIT_WINDOW/);
+    expect(() => loadConfig({ LOGIN_FAILURE_WINDOW: '0s' })).toThrow(/LOGIN_FAILURE_WINDOW/);
+    expect(() => loadConfig({ LOGIN_MAX_FAILURES: '0' })).toThrow(/LOGIN_MAX_FAILURES/);
+    expect(() => loadConfig({ AUTH_RATE_LIMIT_PER_ADDRESS: 'many' })).toThrow(/AUTH_RATE_LIMIT_PER_ADDRESS/);
+  });
 });

@@ -48,6 +48,18 @@ function IsDuration(example: string, options?: ValidationOptions & { list?: bool
     options,
   );
 }
+/** A duration above zero: a zero-length rate-limit window would mean no limit at all. */
+function IsPositiveDuration(example: string): PropertyDecorator {
+  return ValidateBy({
+    name: 'isPositiveDuration',
+    validator: {
+      validate: (value: unknown) => isDuration(value) && durationMs(value as string) > 0,
+      defaultMessage: (args) =>
+        `${args?.property} must be a duration above zero such as ${example} ` +
+        `(ms syntax: 90s, 15m, 1h), got '${String(args?.value)}'`,
+    },
+  });
+}
 const toBool = ({ value }: { value: unknown }) =>
   value === undefined ? undefined : value === true || value === 'true' || value === '1';
 const toInt = ({ value }: { value: unknown }) =>
@@ -244,6 +256,34 @@ export class AppConfig {
   @Max(1000)
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 
+  /**
+   * Whether X-Forwarded-For names the client (Fastify's trustProxy): `false` (default: the socket's
+   * address), `true` (every hop: only behind a proxy that overwrites the header), or a number of
+   * proxy hops to believe (1 = the address the nearest proxy saw; safe with proxies that append).
+   */
+  @Matches(/^(true|false|\d{1,2})$/, {
+    message: 'TRUST_PROXY must be true, false or a number of proxy hops (e.g. 1)',
+  })
+  TRUST_PROXY = 'false';
+
+  /** Login and refresh requests one client address may make per AUTH_RATE_LIMIT_WINDOW (each route). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  AUTH_RATE_LIMIT_PER_ADDRESS = 100;
+
+  @IsPositiveDuration('1m')
+  AUTH_RATE_LIMIT_WINDOW = '1m';
+
+  /** Failed logins one account (known or not) may have per LOGIN_FAILURE_WINDOW. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_MAX_FAILURES = 10;
+
+  @IsPositiveDuration('15m')
+  LOGIN_FAILURE_WINDOW = '15m';
+
   /** Jobs one worker process runs at once. */
   @Transform(toInt)
   @IsInt()
@@ -320,6 +360,19 @@ export class AppConfig {
   }
   get workerStalledIntervalMs(): number {
     return durationMs(this.WORKER_STALLED_INTERVAL);
+  }
+  /** Fastify's trustProxy: false, true (every hop) or the number of hops to believe. */
+  get trustProxy(): boolean | number {
+    if (this.TRUST_PROXY === 'true') return true;
+    if (this.TRUST_PROXY === 'false') return false;
+    const hops = Number(this.TRUST_PROXY);
+    return hops === 0 ? false : hops;
+  }
+  get authRateLimitWindowMs(): number {
+    return durationMs(this.AUTH_RATE_LIMIT_WINDOW);
+  }
+  get loginFailureWindowMs(): number {
+    return durationMs(this.LOGIN_FAILURE_WINDOW);
   }
   get publicBaseUrl(): string {
     return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');

@@ -26,7 +26,7 @@ export async function createTestApp(
     .overrideProvider(AppConfig)
     .useValue(config)
     .compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(), {
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {
     logger: false,
   });
   await configureHttpApp(app);

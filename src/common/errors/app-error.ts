@@ -75,6 +75,8 @@ export const Errors = {
     ),
   notFound: (what: string) => new AppError(HttpStatus.NOT_FOUND, 'NOT_FOUND', `${what} not found`),
   conflict: (message: string) => new AppError(HttpStatus.CONFLICT, 'CONFLICT', message),
+  serviceUnavailable: (message: string) =>
+    new AppError(HttpStatus.SERVICE_UNAVAILABLE, 'SERVICE_UNAVAILABLE', message),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError(
       HttpStatus.TOO_MANY_REQUESTS,

@@ -63,6 +63,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'PAYLOAD_TOO_LARGE: body over 1 MiB',
   429: 'RATE_LIMITED: with retryAfter and a Retry-After header',
   500: 'INTERNAL_ERROR',
+  503: 'SERVICE_UNAVAILABLE: a dependency (database, Redis) does not answer',
 };
 
 export type AuthKind = 'public' | 'jwt' | 'jwt-or-api-key';

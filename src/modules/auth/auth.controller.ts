@@ -5,6 +5,7 @@ import { Errors } from '../../common/errors/app-error';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { AppRequest } from '../../common/http/request-context';
 import { AuthService } from './auth.service';
+import { LimitAuthAttempts } from './login-attempt-limiter';
 import { LoginDto, RefreshTokenDto } from './dto/login.dto';
 import { LogoutDto, TokenPairDto } from './dto/token-pair.dto';
 import { TokenService } from './token.service';
@@ -19,17 +20,19 @@ export class AuthController {
 
   @Post('login')
   @Public()
+  @LimitAuthAttempts('login')
   @ApiEndpoint({
     summary: 'Log in with e-mail and password',
     auth: 'public',
     response: TokenPairDto,
-    errors: [403],
+    errors: [403, 503],
   })
   login(@Body() dto: LoginDto, @Req() request: AppRequest) {
     return this.auth.login(dto, request);
   }
 
   @Post('refresh')
+  @LimitAuthAttempts('refresh')
   @ApiEndpoint({
     summary: 'Rotate a still-valid access token (Bearer) into a new token pair',
     description:
@@ -65,6 +68,7 @@ export class AuthController {
 
   @Post('refresh-token')
   @Public()
+  @LimitAuthAttempts('refresh-token')
   @ApiEndpoint({
     summary: 'Exchange a refresh token (single use) for a new token pair; no Authorization header',
     auth: 'public',

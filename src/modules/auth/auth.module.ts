@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CredentialsService } from './credentials.service';
+import { LoginAttemptLimiter } from './login-attempt-limiter';
 import { PasswordService } from './password.service';
 import { SessionRevocationsService } from './session-revocations.service';
 import { TokenService } from './token.service';
@@ -25,11 +26,12 @@ import { UsersService } from './users.service';
   providers: [
     AuthService,
     CredentialsService,
+    LoginAttemptLimiter,
     PasswordService,
     SessionRevocationsService,
     TokenService,
     UsersService,
   ],
-  exports: [CredentialsService, PasswordService, TokenService, UsersService, JwtModule],
+  exports: [CredentialsService, LoginAttemptLimiter, PasswordService, TokenService, UsersService, JwtModule],
 })
 export class AuthModule {}

@@ -4,6 +4,7 @@ import type { AppRequest } from '../../common/http/request-context';
 import { PrismaService } from '../../prisma/prisma.service';
 import { TenancyService } from '../tenancy/tenancy.service';
 import { LoginDto } from './dto/login.dto';
+import { LoginAttemptLimiter } from './login-attempt-limiter';
 import { PasswordService } from './password.service';
 import { TokenPair, TokenService } from './token.service';
 
@@ -16,16 +17,21 @@ export class AuthService {
     private readonly passwords: PasswordService,
     private readonly tokens: TokenService,
     private readonly tenancy: TenancyService,
+    private readonly loginAttempts: LoginAttemptLimiter,
   ) {}
 
   /**
-   * One message for an unknown e-mail and a wrong password (no user enumeration). The token's
+   * One message for an unknown e-mail and a wrong password (no user enumeration), and one failure
+   * budget per e-mail as typed, known or not (LoginAttemptLimiter). The token's
    * tenant: communityId of the body, else spec §5's order, else the community joined first.
    */
   async login(dto: LoginDto, request: AppRequest): Promise<TokenPair> {
+    // Before the lookup, for known and unknown e-mails alike: a refusal must not tell them apart.
+    const attempt = await this.loginAttempts.reserveAccountFailure(dto.email);
     const user = await this.prisma.user.findUnique({ where: { email: dto.email.toLowerCase() } });
     const valid = await this.passwords.verify(user?.passwordHash ?? null, dto.password);
     if (!user || !valid) throw Errors.unauthorized(BAD_LOGIN);
+    await attempt.succeeded();
 
     const firstJoined = await this.prisma.membership.findFirst({
       where: { userId: user.id },

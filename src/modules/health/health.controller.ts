@@ -6,6 +6,7 @@ import { Public } from '../../common/decorators/auth.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import { PrismaService } from '../../prisma/prisma.service';
 import { REDIS } from '../../redis/redis.module';
+import { MigrationStatus } from './migration-status';
 
 @ApiTags('health')
 @Controller('health')
@@ -17,6 +18,7 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly prisma: PrismaService,
     @Inject(REDIS) private readonly redis: Redis,
+    private readonly migrations: MigrationStatus,
   ) {}
 
   @Get()
@@ -32,6 +34,51 @@ export class HealthController {
       () => this.probe('database', () => this.prisma.$queryRaw`SELECT 1`),
       () => this.probe('redis', () => this.redis.ping()),
     ]);
+  }
+
+  @Get('live')
+  @Public()
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiEndpoint({
+    summary: 'Liveness: 200 whenever the process answers; checks no dependency (restart only if this fails)',
+    auth: 'public',
+  })
+  live() {
+    return this.health.check([]);
+  }
+
+  @Get('ready')
+  @Public()
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiEndpoint({
+    summary:
+      'Readiness: 200 when PostgreSQL and Redis answer and every migration shipped with this build is ' +
+      'applied, else 503 naming what is not (send traffic only while this is 200)',
+    auth: 'public',
+    errors: [503],
+  })
+  ready() {
+    return this.health.check([
+      () => this.probe('database', () => this.prisma.$queryRaw`SELECT 1`),
+      () => this.probe('redis', () => this.redis.ping()),
+      () => this.migrationsApplied(),
+    ]);
+  }
+
+  /** Down with the number of migrations missing; their names go to the log, not to the caller. */
+  private async migrationsApplied() {
+    const indicator = this.indicators.check('migrations');
+    let missing: string[];
+    try {
+      missing = await this.migrations.pending();
+    } catch (err) {
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'migration check failed');
+      return indicator.down({ message: 'unknown' });
+    }
+    if (missing.length === 0) return indicator.up();
+    return indicator.down({
+      message: `${missing.length} migration${missing.length === 1 ? '' : 's'} not applied`,
+    });
   }
 
   /**

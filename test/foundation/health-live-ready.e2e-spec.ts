@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { Client } from 'pg';
+import { shippedMigrations } from '../../src/modules/health/migration-status';
+import { createTestApp, TestApp } from '../utils/app';
+import { call } from '../utils/http';
+
+// GET /api/health/live and /api/health/ready (issue 16 §3): live asks nothing of the dependencies,
+// ready asks PostgreSQL, Redis and whether every migration of prisma/migrations is applied.
+
+/** A local port nothing listens on: bound, then released. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+async function admin<T>(work: (client: Client) => Promise<T>, database?: string): Promise<T> {
+  const url = new URL(adminUrl());
+  if (database) url.pathname = `/${database}`;
+  const client = new Client({ connectionString: url.toString() });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A database of its own, with `_prisma_migrations` recording `applied` (or no such table if null). */
+async function databaseWith(applied: string[] | null): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${process.env.TEST_DATABASE_NAME}_ready_${randomBytes(3).toString('hex')}`;
+  await admin((client) => client.query(`CREATE DATABASE "${name}"`));
+  if (applied) {
+    await admin(async (client) => {
+      // The columns the readiness check reads, as `prisma migrate deploy` creates them.
+      await client.query(
+        `CREATE TABLE _prisma_migrations (id varchar(36) PRIMARY KEY, migration_name varchar(255) NOT NULL,
+         finished_at timestamptz, rolled_back_at timestamptz)`,
+      );
+      for (const [i, migration] of applied.entries()) {
+        await client.query(
+          `INSERT INTO _prisma_migrations (id, migration_name, finished_at) VALUES ($1, $2, now())`,
+          [String(i), migration],
+        );
+      }
+    }, name);
+  }
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () =>
+      admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+describe('health: live and ready', () => {
+  describe('everything up (the run database, migrated)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await createTestApp();
+    });
+    afterAll(() => t.close());
+
+    it('live answers 200', async () => {
+      const res = await call(t.app, 'GET', '/api/health/live');
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ status: 'ok' });
+    });
+
+    it('ready answers 200 with database, redis and migrations up', async () => {
+      const res = await call(t.app, 'GET', '/api/health/ready');
+      expect(res.status).toBe(200);
+      expect(res.body.data.details).toEqual({
+        database: { status: 'up' },
+        redis: { status: 'up' },
+        migrations: { status: 'up' },
+      });
+    });
+
+    it('/api/health keeps its meaning: database and Redis, nothing more', async () => {
+      const res = await call(t.app, 'GET', '/api/health');
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body.data.details).sort()).toEqual(['database', 'redis']);
+    });
+
+    it('both routes are in the OpenAPI document, without credentials', async () => {
+      const res = await call(t.app, 'GET', '/api/docs-json');
+      const paths = res.body.paths ?? res.body.data?.paths;
+      for (const path of ['/api/health/live', '/api/health/ready']) {
+        expect(paths[path]?.get).toBeDefined();
+        expect(paths[path].get.security ?? []).toEqual([]);
+      }
+      expect(paths['/api/health/ready'].get.responses['503']).toBeDefined();
+    });
+  });
+
+  describe('a migration missing', () => {
+    let t: TestApp;
+    let db: { url: string; drop: () => Promise<void> };
+    beforeAll(async () => {
+      const shipped = shippedMigrations();
+      expect(shipped.length).toBeGreaterThan(1);
+      db = await databaseWith(shipped.slice(0, -1));
+      t = await createTestApp({ DATABASE_URL: db.url });
+    });
+    afterAll(async () => {
+      await t.close();
+      await db.drop();
+    });
+
+    it('ready answers 503 naming the count, not the migration; live still 200', async () => {
+      const res = await call(t.app, 'GET', '/api/health/ready');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+      expect(res.body.details.error).toEqual({
+        migrations: { status: 'down', message: '1 migration not applied' },
+      });
+      expect(res.body.details.info).toMatchObject({ database: { status: 'up' }, redis: { status: 'up' } });
+      expect((await call(t.app, 'GET', '/api/health/live')).status).toBe(200);
+    });
+
+    it('a rolled-back or unfinished migration does not count as applied', async () => {
+      const last = shippedMigrations().at(-1)!;
+      await admin(
+        (client) =>
+          client.query(
+            `INSERT INTO _prisma_migrations (id, migration_name, finished_at, rolled_back_at)
+             VALUES ('rolled', $1, now(), now()), ('unfinished', $1, NULL, NULL)`,
+            [last],
+          ),
+        new URL(db.url).pathname.slice(1),
+      );
+      const res = await call(t.app, 'GET', '/api/health/ready');
+      expect(res.status).toBe(503);
+      expect(res.body.details.error.migrations.message).toBe('1 migration not applied');
+    });
+  });
+
+  describe('a database never migrated (no _prisma_migrations)', () => {
+    let t: TestApp;
+    let db: { url: string; drop: () => Promise<void> };
+    beforeAll(async () => {
+      db = await databaseWith(null);
+      t = await createTestApp({ DATABASE_URL: db.url });
+    });
+    afterAll(async () => {
+      await t.close();
+      await db.drop();
+    });
+
+    it('ready answers 503 with every shipped migration missing', async () => {
+      const res = await call(t.app, 'GET', '/api/health/ready');
+      expect(res.status).toBe(503);
+      expect(res.body.details.error.migrations).toEqual({
+        status: 'down',
+        message: `${shippedMigrations().length} migrations not applied`,
+      });
+    });
+  });
+
+  describe('dependencies unreachable', () => {
+    let port: number;
+    beforeAll(async () => {
+      port = await closedPort();
+    });
+
+    it('database down: live 200, ready 503 with database down', async () => {
+      const t = await createTestApp({ DATABASE_URL: `postgresql://postgres@127.0.0.1:${port}/cp_nowhere` });
+      try {
+        expect((await call(t.app, 'GET', '/api/health/live')).status).toBe(200);
+        const res = await call(t.app, 'GET', '/api/health/ready');
+        expect(res.status).toBe(503);
+        expect(res.body.details.error.database).toEqual({ status: 'down', message: 'unreachable' });
+        expect(JSON.stringify(res.body)).not.toContain(String(port));
+      } finally {
+        await t.close();
+      }
+    });
+
+    it('Redis down: live 200, ready 503 with redis down', async () => {
+      const t = await createTestApp({ REDIS_URL: `redis://127.0.0.1:${port}` });
+      try {
+        expect((await call(t.app, 'GET', '/api/health/live')).status).toBe(200);
+        const res = await call(t.app, 'GET', '/api/health/ready');
+        expect(res.status).toBe(503);
+        expect(res.body.details.error).toEqual({ redis: { status: 'down', message: 'unreachable' } });
+      } finally {
+        await t.close();
+      }
+    });
+  });
+});
