@@ -6,6 +6,7 @@ import { EnvelopeInterceptor } from './common/interceptors/envelope.interceptor'
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { CommunityModule } from './modules/community/community.module';
@@ -26,6 +27,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
   imports: [
     ConfigModule,
     LoggerModule,
+    MetricsModule.forProcess('api'),
     PrismaModule,
     RedisModule,
     EventsModule,

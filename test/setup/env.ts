@@ -3,3 +3,6 @@
 process.env.NODE_ENV = 'test';
 process.env.LOG_LEVEL ??= 'silent';
 process.env.JWT_SECRET ??= 'test-jwt-secret-of-at-least-thirty-two-characters';
+// Every test app and spawned process would otherwise open 9464/9465: test files run in parallel and
+// boot several apps each. Tests of the metrics server pass a free port of their own.
+process.env.METRICS_PORT ??= '0';

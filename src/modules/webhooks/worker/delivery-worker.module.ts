@@ -12,6 +12,7 @@ import { DeliveryProcessor } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
+import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
 
 /** The outbox relay and the delivery job processor. Imported by WorkerModule only, never by the API. */
@@ -32,6 +33,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     DeliveryProcessor,
     DeliveryWorker,
     WorkerRuntime,
+    WorkerMetrics,
   ],
   exports: [WorkerRuntime],
 })

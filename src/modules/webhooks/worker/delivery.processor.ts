@@ -9,6 +9,7 @@ import { DELIVERY_SENDER } from './delivery-sender';
 import { EndpointHealth } from './endpoint-health.service';
 import { claimAttempt } from './attempt-claim';
 import { nextRetry } from './retry-policy';
+import { WorkerMetrics } from './worker-metrics';
 
 /**
  * One delivery attempt: check the endpoint still wants deliveries and log the attempt as PENDING
@@ -26,6 +27,7 @@ export class DeliveryProcessor {
     private readonly log: DeliveryLogService,
     private readonly health: EndpointHealth,
     private readonly queue: DeliveryQueue,
+    private readonly metrics: WorkerMetrics,
     config: AppConfig,
   ) {
     this.scheduleMs = config.webhookRetryScheduleMs;
@@ -51,6 +53,7 @@ export class DeliveryProcessor {
       body: JSON.stringify(job.payload),
     });
     await this.log.finish(deliveryId, communityId, result);
+    this.metrics.attemptFinished(job, result);
 
     if (result.ok) {
       if (this.health.successNeedsRecording(endpoint))
