@@ -10,6 +10,12 @@ import { DeliveryWorkerModule } from './modules/webhooks/worker/delivery-worker.
  * METRICS_PORT one: /metrics, /health/live, /health/ready). Only this module imports the job processors.
  */
 @Module({
-  imports: [ConfigModule, LoggerModule, MetricsModule.forProcess('worker'), PrismaModule, DeliveryWorkerModule],
+  imports: [
+    ConfigModule,
+    LoggerModule,
+    MetricsModule.forProcess('worker'),
+    PrismaModule,
+    DeliveryWorkerModule,
+  ],
 })
 export class WorkerModule {}

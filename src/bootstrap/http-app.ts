@@ -137,7 +137,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     if (ANONYMOUS_AUTH_ROUTES.includes(route.url)) route.bodyLimit = ANONYMOUS_AUTH_BODY_LIMIT_BYTES;
   });
   const httpMetrics = resolveOptional(app, HttpMetrics);
-  if (httpMetrics) fastify.addHook('onResponse', (request, reply, done) => (httpMetrics.observe(request, reply), done()));
+  if (httpMetrics)
+    fastify.addHook('onResponse', (request, reply, done) => (httpMetrics.observe(request, reply), done()));
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();

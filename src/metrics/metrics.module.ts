@@ -14,7 +14,12 @@ export class MetricsModule {
     return {
       module: MetricsModule,
       global: true,
-      providers: [{ provide: METRICS_PROCESS, useValue: process }, MetricsRegistry, MetricsServer, HttpMetrics],
+      providers: [
+        { provide: METRICS_PROCESS, useValue: process },
+        MetricsRegistry,
+        MetricsServer,
+        HttpMetrics,
+      ],
       exports: [MetricsRegistry, MetricsServer, HttpMetrics],
     };
   }
