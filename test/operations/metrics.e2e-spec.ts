@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { load } from 'js-yaml';
 import { newMessageId } from '../../src/modules/events/event-body';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
@@ -13,6 +17,20 @@ import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-data
 import { freePort, getLocal, Sample, scrape, valueOf } from '../utils/metrics';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+
+/** Runs the compose file's worker health check (a node one-liner) against `port`; resolves its exit code. */
+async function composeWorkerHealthcheck(port: number): Promise<number> {
+  const compose = load(readFileSync(resolve(__dirname, '../../docker-compose.yml'), 'utf8')) as {
+    services: { worker: { healthcheck: { test: string[] } } };
+  };
+  const [kind, command, ...args] = compose.services.worker.healthcheck.test;
+  expect([kind, command]).toEqual(['CMD', 'node']);
+  return new Promise((done) =>
+    execFile(process.execPath, args, { env: { ...process.env, METRICS_PORT: String(port) } }, (err) =>
+      done(err ? Number(err.code ?? 1) : 0),
+    ),
+  );
+}
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 
@@ -279,6 +297,8 @@ describe('Prometheus metrics (API and worker) and the worker health port', () =>
       const ready = await getLocal(workerPort, '/health/ready');
       expect(ready.status).toBe(200);
       expect(JSON.parse(ready.text)).toEqual({ status: 'ok', checks: { database: 'up', redis: 'up' } });
+      // the compose file's health check asks exactly this
+      expect(await composeWorkerHealthcheck(workerPort)).toBe(0);
     });
   });
 
@@ -338,5 +358,6 @@ describe('worker readiness with its database unreachable', () => {
       status: 'unavailable',
       checks: { database: 'down', redis: 'up' },
     });
+    expect(await composeWorkerHealthcheck(port)).toBe(1);
   });
 });
