@@ -360,4 +360,12 @@ describe('worker readiness with its database unreachable', () => {
     });
     expect(await composeWorkerHealthcheck(port)).toBe(1);
   });
+
+  it('reports what it cannot read as NaN (unknown), never as a reassuring 0', async () => {
+    const samples = await scrape(port);
+    for (const name of ['outbox_lag_seconds', 'webhook_deliveries_overdue', 'webhook_endpoints_disabled'])
+      expect({ name, value: valueOf(samples, name) }).toEqual({ name, value: NaN });
+    // Redis answers: the queue is read
+    expect(valueOf(samples, 'webhook_queue_jobs', { state: 'waiting' })).toBe(0);
+  });
 });

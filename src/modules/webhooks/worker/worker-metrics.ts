@@ -58,35 +58,45 @@ export class WorkerMetrics {
     });
 
     const logger = this.logger;
-    /** A gauge computed at scrape time; a failed read keeps the last value and is logged. */
+    /**
+     * A gauge computed at scrape time over the label sets it writes (one empty set when unlabelled).
+     * A failed read sets them to NaN, "unknown", rather than keeping a stale or zero value, and is logged.
+     */
     const scraped = <L extends string>(
       name: string,
       help: string,
-      labelNames: L[],
+      series: Record<L, string>[],
       read: (gauge: Gauge<L>) => Promise<void>,
     ) =>
       new Gauge<L>({
         name,
         help,
-        labelNames,
+        labelNames: Object.keys(series[0]) as L[],
         registers,
         async collect() {
           try {
             await read(this);
           } catch (err) {
-            logger.warn(`metric ${name} not refreshed: ${(err as Error).message}`);
+            logger.warn(`metric ${name} unknown: ${(err as Error).message}`);
+            for (const labels of series) this.set(labels as Partial<Record<L, string>>, NaN);
           }
         },
       });
 
-    scraped('webhook_queue_jobs', 'Jobs in the delivery queue, by state', ['state'], async (gauge) => {
-      const counts = await this.queue.queue.getJobCounts('waiting', 'delayed', 'active');
-      for (const state of ['waiting', 'delayed', 'active'] as const) gauge.set({ state }, counts[state] ?? 0);
-    });
+    const states = ['waiting', 'delayed', 'active'] as const;
+    scraped(
+      'webhook_queue_jobs',
+      'Jobs in the delivery queue, by state',
+      states.map((state) => ({ state })),
+      async (gauge) => {
+        const counts = await this.queue.queue.getJobCounts(...states);
+        for (const state of states) gauge.set({ state }, counts[state] ?? 0);
+      },
+    );
     scraped(
       'outbox_lag_seconds',
       'Age of the oldest outbox event not yet relayed to the queue (0 when none)',
-      [],
+      [{}],
       async (gauge) => {
         // the partial index on id WHERE relayed_at IS NULL finds the oldest row at once
         const [row] = await this.prisma.$queryRaw<{ lag: number }[]>`
@@ -99,7 +109,7 @@ export class WorkerMetrics {
     scraped(
       'webhook_deliveries_overdue',
       `PENDING deliveries due more than ${overdueGraceMs / 1000}s ago: lost from the queue (the sweep re-enqueues them) or a queue backlog`,
-      [],
+      [{}],
       async (gauge) => {
         const [row] = await this.prisma.$queryRaw<{ count: number }[]>`
           SELECT count(*)::int AS count FROM webhook_deliveries
@@ -111,7 +121,7 @@ export class WorkerMetrics {
     scraped(
       'webhook_endpoints_disabled',
       'Webhook endpoints disabled (410 Gone or failing too long), waiting for their owner to re-enable them',
-      [],
+      [{}],
       async (gauge) => {
         const [row] = await this.prisma.$queryRaw<{ count: number }[]>`
           SELECT count(*)::int AS count FROM webhook_endpoints WHERE disabled_at IS NOT NULL`;
