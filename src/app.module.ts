@@ -7,6 +7,7 @@ import { EnvelopeInterceptor } from './common/interceptors/envelope.interceptor'
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { AdminModule } from './modules/admin/admin.module';
 import { AuthModule } from './modules/auth/auth.module';
 import { AuthAttemptGuard } from './modules/auth/login-attempt-limiter';
@@ -28,6 +29,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
   imports: [
     ConfigModule,
     LoggerModule,
+    MetricsModule.forProcess('api'),
     PrismaModule,
     RedisModule,
     EventsModule,

@@ -11,6 +11,7 @@ import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { setResponseErrorCode } from '../logging/error-code';
 import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
+import { HttpMetrics } from '../metrics/http-metrics';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -120,6 +121,15 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
   return SwaggerModule.createDocument(app, config);
 }
 
+/** A provider when the app's modules have it (test apps built from a few modules may not). */
+function resolveOptional<T>(app: NestFastifyApplication, type: new (...args: never[]) => T): T | undefined {
+  try {
+    return app.get(type, { strict: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** Everything the API needs beyond its modules; main.ts and the e2e tests both call it. */
 export async function configureHttpApp(app: NestFastifyApplication): Promise<void> {
   // Route mapping and module loading at debug level: at info, ~100 lines buried the start-up banner.
@@ -132,6 +142,9 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (ANONYMOUS_AUTH_ROUTES.includes(route.url)) route.bodyLimit = ANONYMOUS_AUTH_BODY_LIMIT_BYTES;
   });
+  const httpMetrics = resolveOptional(app, HttpMetrics);
+  if (httpMetrics)
+    fastify.addHook('onResponse', (request, reply, done) => (httpMetrics.observe(request, reply), done()));
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();

@@ -137,4 +137,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ LOGIN_MAX_FAILURES: '0' })).toThrow(/LOGIN_MAX_FAILURES/);
     expect(() => loadConfig({ AUTH_RATE_LIMIT_PER_ADDRESS: 'many' })).toThrow(/AUTH_RATE_LIMIT_PER_ADDRESS/);
   });
+
+  it('puts metrics on 9464 (API) and 9465 (worker) unless METRICS_PORT says otherwise; 0 turns them off', () => {
+    const defaults = loadConfig({}).config;
+    expect([defaults.metricsPort('api'), defaults.metricsPort('worker')]).toEqual([9464, 9465]);
+    const off = loadConfig({ METRICS_PORT: '0' }).config;
+    expect([off.metricsPort('api'), off.metricsPort('worker')]).toEqual([0, 0]);
+    expect(loadConfig({ METRICS_PORT: '9100' }).config.metricsPort('worker')).toBe(9100);
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
+    expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
+  });
 });

@@ -147,6 +147,17 @@ export class AppConfig {
   @IsString()
   HOST = '0.0.0.0';
 
+  /**
+   * Port of the Prometheus /metrics server (and the worker's /health/live and /health/ready), on
+   * HOST but apart from the public PORT; unset: 9464 for the API, 9465 for the worker; 0: off.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
   /** Base address printed at start-up and used in embed URLs. */
   @IsOptional()
   @Matches(/^https?:\/\/[^\s/]+(\/.*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL' })
@@ -373,6 +384,10 @@ export class AppConfig {
   }
   get loginFailureWindowMs(): number {
     return durationMs(this.LOGIN_FAILURE_WINDOW);
+  }
+  /** The metrics port of this kind of process (0: no metrics server). */
+  metricsPort(process: 'api' | 'worker'): number {
+    return this.METRICS_PORT ?? (process === 'api' ? 9464 : 9465);
   }
   get publicBaseUrl(): string {
     return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');

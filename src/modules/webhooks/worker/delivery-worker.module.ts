@@ -16,6 +16,7 @@ import { EndpointHealth } from './endpoint-health.service';
 import { EndpointSlots } from './endpoint-slots';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
+import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
 
 /** The outbox relay, the delivery processor and the sweep. Imported by WorkerModule only, never by the API. */
@@ -45,6 +46,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     DeliveryWorker,
     DeliverySweep,
     WorkerRuntime,
+    WorkerMetrics,
   ],
   exports: [WorkerRuntime],
 })

@@ -11,6 +11,7 @@ import { EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
 import { workerConnection } from './redis-connections';
 import { nextRetry } from './retry-policy';
+import { WorkerMetrics } from './worker-metrics';
 
 /** Taken over this often at most; past that it fails (a job that kills its worker every time). */
 const MAX_STALLED_COUNT = 3;
@@ -37,6 +38,7 @@ export class DeliveryProcessor extends WorkerHost {
     private readonly health: EndpointHealth,
     private readonly queue: DeliveryQueue,
     private readonly slots: EndpointSlots,
+    private readonly metrics: WorkerMetrics,
     config: AppConfig,
   ) {
     super();
@@ -86,6 +88,7 @@ export class DeliveryProcessor extends WorkerHost {
 
     const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
     const recorded = await this.deliveries.finish(deliveryId, communityId, result, retry);
+    this.metrics.attemptFinished(job, result);
     const outcome = {
       ...fields,
       durationMs: result.durationMs,
@@ -146,17 +149,26 @@ export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
  */
 export const deliveryProcessorProvider = {
   provide: DeliveryProcessor,
-  inject: [DeliveriesStore, DELIVERY_SENDER, EndpointHealth, DeliveryQueue, EndpointSlots, AppConfig],
+  inject: [
+    DeliveriesStore,
+    DELIVERY_SENDER,
+    EndpointHealth,
+    DeliveryQueue,
+    EndpointSlots,
+    WorkerMetrics,
+    AppConfig,
+  ],
   useFactory: (
     deliveries: DeliveriesStore,
     sender: WebhookSender,
     health: EndpointHealth,
     queue: DeliveryQueue,
     slots: EndpointSlots,
+    metrics: WorkerMetrics,
     config: AppConfig,
   ): DeliveryProcessor => {
     @Processor(DELIVERY_QUEUE, deliveryWorkerOptions(config))
     class ConfiguredDeliveryProcessor extends DeliveryProcessor {}
-    return new ConfiguredDeliveryProcessor(deliveries, sender, health, queue, slots, config);
+    return new ConfiguredDeliveryProcessor(deliveries, sender, health, queue, slots, metrics, config);
   },
 };

@@ -1,0 +1,148 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import { AppConfig } from '../../../config/app-config';
+import { MetricsRegistry } from '../../../metrics/metrics-registry';
+import { MetricsServer } from '../../../metrics/metrics-server';
+import { PrismaService } from '../../../prisma/prisma.service';
+import type { SendResult } from '../delivery/webhook-sender.service';
+import type { DeliveryJobData } from './delivery-job';
+import { DeliveryQueue } from './delivery-queue.service';
+
+/** How a delivery attempt ended: a short fixed list, so the label stays bounded. */
+export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'gone';
+
+/** A PENDING delivery due longer ago than this (or WEBHOOK_TIMEOUT × 2 when longer) counts as overdue. */
+export const OVERDUE_GRACE_MS = 2 * 60_000;
+
+export function attemptOutcome(result: SendResult): AttemptOutcome {
+  if (result.ok) return 'success';
+  if (result.gone) return 'gone';
+  if (result.status !== null) return 'http_error';
+  return result.error?.startsWith('timeout') ? 'timeout' : 'network_error';
+}
+
+/**
+ * The worker's delivery series. Attempts are counted where they end (one call from the processor);
+ * everything state-like (queue depth, outbox lag, overdue deliveries, disabled endpoints) is read
+ * from BullMQ and PostgreSQL when Prometheus scrapes, so no other code has to keep a gauge right.
+ * Labels are event types and outcomes only: never a community or endpoint id. Also gives the
+ * metrics server its readiness checks (database and Redis answer).
+ */
+@Injectable()
+export class WorkerMetrics {
+  private readonly logger = new Logger(WorkerMetrics.name);
+  private readonly attempts: Counter<'outcome' | 'event_type'>;
+  private readonly latency: Histogram<'attempt'>;
+
+  constructor(
+    { registry }: MetricsRegistry,
+    server: MetricsServer,
+    private readonly prisma: PrismaService,
+    private readonly queue: DeliveryQueue,
+    config: AppConfig,
+  ) {
+    const registers = [registry];
+    this.attempts = new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts that ended, by outcome and event type',
+      labelNames: ['outcome', 'event_type'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'webhook_delivery_latency_seconds',
+      help: "From the event's commit (its outbox row) to the end of a delivery attempt; attempt: first or retry",
+      labelNames: ['attempt'],
+      // first attempts take milliseconds to seconds; retries follow the schedule up to about a day
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000, 108000],
+      registers,
+    });
+
+    const logger = this.logger;
+    /**
+     * A gauge computed at scrape time over the label sets it writes (one empty set when unlabelled).
+     * A failed read sets them to NaN, "unknown", rather than keeping a stale or zero value, and is logged.
+     */
+    const scraped = <L extends string>(
+      name: string,
+      help: string,
+      series: Record<L, string>[],
+      read: (gauge: Gauge<L>) => Promise<void>,
+    ) =>
+      new Gauge<L>({
+        name,
+        help,
+        labelNames: Object.keys(series[0]) as L[],
+        registers,
+        async collect() {
+          try {
+            await read(this);
+          } catch (err) {
+            logger.warn(`metric ${name} unknown: ${(err as Error).message}`);
+            for (const labels of series) this.set(labels as Partial<Record<L, string>>, NaN);
+          }
+        },
+      });
+
+    const states = ['waiting', 'delayed', 'active'] as const;
+    scraped(
+      'webhook_queue_jobs',
+      'Jobs in the delivery queue, by state',
+      states.map((state) => ({ state })),
+      async (gauge) => {
+        const counts = await this.queue.queue.getJobCounts(...states);
+        for (const state of states) gauge.set({ state }, counts[state] ?? 0);
+      },
+    );
+    scraped(
+      'outbox_lag_seconds',
+      'Age of the oldest outbox event not yet relayed to the queue (0 when none)',
+      [{}],
+      async (gauge) => {
+        // the partial index on id WHERE relayed_at IS NULL finds the oldest row at once
+        const [row] = await this.prisma.$queryRaw<{ lag: number }[]>`
+          SELECT COALESCE((SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM outbox_events
+                           WHERE relayed_at IS NULL ORDER BY id LIMIT 1), 0) AS lag`;
+        gauge.set(Math.max(0, row.lag));
+      },
+    );
+    const overdueGraceMs = Math.max(OVERDUE_GRACE_MS, 2 * config.webhookTimeoutMs);
+    scraped(
+      'webhook_deliveries_overdue',
+      `PENDING deliveries due more than ${overdueGraceMs / 1000}s ago: lost from the queue (the sweep re-enqueues them) or a queue backlog`,
+      [{}],
+      async (gauge) => {
+        const [row] = await this.prisma.$queryRaw<{ count: number }[]>`
+          SELECT count(*)::int AS count FROM webhook_deliveries
+          WHERE status = 'PENDING'
+            AND COALESCE(next_attempt_at, created_at) < now() - make_interval(secs => ${overdueGraceMs / 1000})`;
+        gauge.set(row.count);
+      },
+    );
+    scraped(
+      'webhook_endpoints_disabled',
+      'Webhook endpoints disabled (410 Gone or failing too long), waiting for their owner to re-enable them',
+      [{}],
+      async (gauge) => {
+        const [row] = await this.prisma.$queryRaw<{ count: number }[]>`
+          SELECT count(*)::int AS count FROM webhook_endpoints WHERE disabled_at IS NOT NULL`;
+        gauge.set(row.count);
+      },
+    );
+
+    server.addReadinessCheck('database', () => this.prisma.$queryRaw`SELECT 1`);
+    // one LLEN through the queue's own (fail-fast) connection: Redis answers and the queue is reachable
+    server.addReadinessCheck('redis', () => this.queue.queue.getJobCounts('active'));
+  }
+
+  /** One call from the processor when an attempt has been sent and recorded. */
+  attemptFinished(job: DeliveryJobData, result: SendResult): void {
+    this.attempts.inc({ outcome: attemptOutcome(result), event_type: job.eventType });
+    // the body's timestamp is taken in the transaction that writes the outbox row
+    const committedAt = Date.parse(job.payload.timestamp);
+    if (Number.isFinite(committedAt))
+      this.latency.observe(
+        { attempt: job.attempt === 1 ? 'first' : 'retry' },
+        Math.max(0, (Date.now() - committedAt) / 1000),
+      );
+  }
+}
