@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitModule } from '../../common/guards/rate-limit.module';
 import { EventTypesController } from './event-types.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookTestService } from './webhook-test.service';
@@ -7,7 +8,7 @@ import { WebhooksCoreModule } from './webhooks-core.module';
 
 /** The webhook management API; delivery itself is the worker's (it imports WebhooksCoreModule too). */
 @Module({
-  imports: [WebhooksCoreModule],
+  imports: [WebhooksCoreModule, RateLimitModule],
   controllers: [WebhooksController, EventTypesController],
   providers: [WebhookEndpointsService, WebhookTestService],
   exports: [WebhookEndpointsService],
