@@ -11,6 +11,7 @@ import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { setResponseErrorCode } from '../logging/error-code';
 import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
+import { addEventSchemas } from '../modules/events/event-schemas';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Login and refresh-token answer anyone: their bodies are a few hundred bytes, so 16 KiB is ample. */
@@ -111,7 +112,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, API_KEY_AUTH)
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return addEventSchemas(SwaggerModule.createDocument(app, config));
 }
 
 /** Everything the API needs beyond its modules; main.ts and the e2e tests both call it. */

@@ -1,4 +1,5 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
+import { syntheticData } from '../utils/synthetic-event';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
@@ -39,7 +40,7 @@ describe('a worker process that dies', () => {
     const events = await api.prisma.$transaction((tx) =>
       Promise.all(
         Array.from({ length: EVENTS }, (_, n) =>
-          api.app.get(OutboxService).record(tx, community.id, 'tweet.created', { n }),
+          api.app.get(OutboxService).record(tx, community.id, 'tweet.created', syntheticData({ n })),
         ),
       ),
     );
