@@ -120,4 +120,19 @@ describe('every delivered event body validates against its published schema', ()
       false,
     );
   });
+
+  it('the OpenAPI document lists every event body under components and x-webhooks', async () => {
+    const doc = (await call(api.app, 'GET', '/api/docs-json')).body as {
+      components: { schemas: Record<string, { properties: { type: object }; example: object }> };
+      'x-webhooks': Record<string, { post: { requestBody: object } }>;
+    };
+    for (const type of [...SUBSCRIBABLE_EVENTS, TEST_EVENT]) {
+      const schema = doc.components.schemas[`WebhookEvent.${type}`];
+      expect(schema.properties.type).toEqual({ type: 'string', enum: [type] });
+      expect(schema.example).toMatchObject({ type });
+      expect(JSON.stringify(doc['x-webhooks'][type].post.requestBody)).toContain(
+        `#/components/schemas/WebhookEvent.${type}`,
+      );
+    }
+  });
 });
