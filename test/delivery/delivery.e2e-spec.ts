@@ -1,4 +1,5 @@
 import { loadConfig } from '../../src/config/app-config';
+import { syntheticData } from '../utils/synthetic-event';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
@@ -30,7 +31,9 @@ describe('webhook delivery worker', () => {
   });
 
   async function raise(communityId: string, type: SubscribableEvent, data: Record<string, unknown> = {}) {
-    return api.prisma.$transaction((tx) => api.app.get(OutboxService).record(tx, communityId, type, data));
+    return api.prisma.$transaction((tx) =>
+      api.app.get(OutboxService).record(tx, communityId, type, syntheticData(data)),
+    );
   }
 
   function attemptsOf(endpointId: string, messageId?: string) {
@@ -257,7 +260,9 @@ describe('webhook delivery worker', () => {
             const batch = [];
             for (let j = i; j < i + 50; j++) {
               batch.push(
-                await api.app.get(OutboxService).record(tx, community.id, 'tweet.created', { n: j }),
+                await api.app
+                  .get(OutboxService)
+                  .record(tx, community.id, 'tweet.created', syntheticData({ n: j })),
               );
             }
             return batch;

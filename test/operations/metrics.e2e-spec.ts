@@ -17,6 +17,7 @@ import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-data
 import { freePort, getLocal, Sample, scrape, valueOf } from '../utils/metrics';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { syntheticData } from '../utils/synthetic-event';
 
 /** Runs the compose file's worker health check (a node one-liner) against `port`; resolves its exit code. */
 async function composeWorkerHealthcheck(port: number): Promise<number> {
@@ -74,7 +75,9 @@ describe('Prometheus metrics (API and worker) and the worker health port', () =>
   });
 
   async function raise(communityId: string, type: SubscribableEvent) {
-    return api.prisma.$transaction((tx) => api.app.get(OutboxService).record(tx, communityId, type, {}));
+    return api.prisma.$transaction((tx) =>
+      api.app.get(OutboxService).record(tx, communityId, type, syntheticData()),
+    );
   }
 
   async function endpointOn(communityId: string, events: string[]) {

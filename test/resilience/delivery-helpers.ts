@@ -2,6 +2,7 @@ import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import type { TestApp } from '../utils/app';
 import type { Receiver } from '../utils/webhook-receiver';
+import { syntheticData } from '../utils/synthetic-event';
 
 /** Raises `count` events in transactions of 50, as a burst of API writes would. */
 export async function raiseBurst(
@@ -15,7 +16,7 @@ export async function raiseBurst(
     const batch = await api.prisma.$transaction((tx) =>
       Promise.all(
         Array.from({ length: Math.min(50, count - i) }, (_, n) =>
-          api.app.get(OutboxService).record(tx, communityId, type, { n: i + n }),
+          api.app.get(OutboxService).record(tx, communityId, type, syntheticData({ n: i + n })),
         ),
       ),
     );

@@ -4,6 +4,7 @@ import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { syntheticData } from '../utils/synthetic-event';
 
 /**
  * Fairness between endpoints (issue 10 §4, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). In-process workers,
@@ -60,7 +61,9 @@ describe('endpoint fairness', () => {
     const committed = new Map<string, number>();
     for (let i = 0; i < count; i++) {
       const event = await api.prisma.$transaction((tx) =>
-        api.app.get(OutboxService).record(tx, communityId, 'tweet.created', { tweet: { id: `t${i}` } }),
+        api.app
+          .get(OutboxService)
+          .record(tx, communityId, 'tweet.created', syntheticData({ tweet: { id: `t${i}` } })),
       );
       committed.set(event.id, Date.now());
       // a steady stream, not a burst: a burst would measure the healthy endpoint's own cap
@@ -114,7 +117,7 @@ describe('endpoint fairness', () => {
         tx,
         neighbourCommunity.id,
         'tweet.created',
-        Array.from({ length: 200 }, (_, i) => ({ i })),
+        Array.from({ length: 200 }, (_, i) => syntheticData({ i })),
       ),
     );
     // steady state: the neighbour holds its CAP slots, the rest of its jobs are parked (delayed)

@@ -1,5 +1,6 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
+import { syntheticData } from '../utils/synthetic-event';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
@@ -48,7 +49,7 @@ describe('a worker process that dies', () => {
     const events = await api.prisma.$transaction((tx) =>
       Promise.all(
         Array.from({ length: EVENTS }, (_, n) =>
-          api.app.get(OutboxService).record(tx, community.id, 'tweet.created', { n }),
+          api.app.get(OutboxService).record(tx, community.id, 'tweet.created', syntheticData({ n })),
         ),
       ),
     );

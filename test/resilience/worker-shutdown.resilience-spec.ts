@@ -1,4 +1,5 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
+import { syntheticData } from '../utils/synthetic-event';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
@@ -47,7 +48,9 @@ describe('a worker process told to stop (SIGTERM)', () => {
     });
     await api.prisma.$transaction((tx) =>
       Promise.all(
-        [1, 2, 3].map((n) => api.app.get(OutboxService).record(tx, community.id, 'tweet.created', { n })),
+        [1, 2, 3].map((n) =>
+          api.app.get(OutboxService).record(tx, community.id, 'tweet.created', syntheticData({ n })),
+        ),
       ),
     );
 

@@ -5,6 +5,7 @@ import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { syntheticData } from '../utils/synthetic-event';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 const HOUR_MS = 3600_000;
@@ -41,7 +42,7 @@ describe('webhook resend and recover', () => {
 
   async function raise(communityId: string, type: SubscribableEvent = 'tweet.created') {
     return api.prisma.$transaction((tx) =>
-      api.app.get(OutboxService).record(tx, communityId, type, { tweet: { id: unique('t') } }),
+      api.app.get(OutboxService).record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
     );
   }
 

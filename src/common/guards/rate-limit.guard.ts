@@ -1,41 +1,32 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import type Redis from 'ioredis';
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
 import { Errors } from '../errors/app-error';
 import type { AppRequest } from '../http/request-context';
-import { REDIS } from '../../redis/redis.module';
-import { retryAfterSeconds, takeTokens, TokenBucketAnswer } from '../rate-limit/token-bucket';
-import { RATE_LIMIT, RATE_LIMIT_POLICIES, RateLimitName, RateLimitPolicy } from './rate-limit.policies';
+import { RATE_LIMIT, RateLimitName } from './rate-limit.policies';
 
 /**
- * @RateLimit(name): one bucket per (operation, community, caller) in Redis, shared by every API
- * instance. If Redis cannot answer, the request is let through (logged): the limits protect
- * against abuse and must not take webhook management down with Redis.
+ * @nestjs/throttler's guard, keyed the way spec §8 counts: one bucket per (operation, community,
+ * caller), where the operation is the @RateLimit name (so routes that share a name share a bucket).
+ * A refusal is the contract's RATE_LIMITED body with retryAfter; the exception filter sets the
+ * Retry-After header from it.
  */
 @Injectable()
-export class RateLimitGuard implements CanActivate {
-  private readonly logger = new Logger(RateLimitGuard.name);
-
-  constructor(
-    private readonly reflector: Reflector,
-    @Inject(REDIS) private readonly redis: Redis,
-  ) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const name = this.reflector.get<RateLimitName | undefined>(RATE_LIMIT, context.getHandler());
-    if (!name) return true;
-    const request = context.switchToHttp().getRequest<AppRequest>();
+export class RateLimitGuard extends ThrottlerGuard {
+  protected override getTracker(request: AppRequest): Promise<string> {
     const caller = request.actor?.userId ?? request.ip;
     const community = request.tenant?.communityId ?? '-';
-    const policy: RateLimitPolicy = RATE_LIMIT_POLICIES[name];
-    let answer: TokenBucketAnswer;
-    try {
-      answer = await takeTokens(this.redis, `ratelimit:${name}:${community}:${caller}`, policy);
-    } catch (err) {
-      this.logger.warn({ err, policy: name }, 'rate limit check skipped: Redis did not answer');
-      return true;
-    }
-    if (answer.allowed) return true;
-    throw Errors.rateLimited(retryAfterSeconds(answer.waitMs));
+    return Promise.resolve(`${community}:${caller}`);
+  }
+
+  protected override generateKey(context: ExecutionContext, tracker: string): string {
+    const name = this.reflector.get<RateLimitName>(RATE_LIMIT, context.getHandler());
+    return `ratelimit:${name}:${tracker}`;
+  }
+
+  protected override throwThrottlingException(
+    _context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    throw Errors.rateLimited(detail.timeToBlockExpire);
   }
 }

@@ -5,7 +5,7 @@ import type Redis from 'ioredis';
  * time elapsed, then take `cost` tokens if there are that many, otherwise say how long until there
  * are. A negative cost gives tokens back (capped at the burst) and always succeeds: the login
  * limiter reserves a token before checking a password and returns it when the password was right.
- * Returns {allowed (0|1), waitMs}.
+ * Returns {allowed (0|1), waitMs, tokens left (rounded down), ms until the bucket is full}.
  */
 const TOKEN_BUCKET_LUA = `
 local burst = tonumber(ARGV[1])
@@ -34,13 +34,18 @@ else
 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst * every) + 1000)
-return {allowed, wait}
+return {allowed, wait, math.floor(tokens), math.ceil((burst - tokens) * every)}
 `;
 
 // Not the name the first version (cost always 1) was defined under, so the two can never be mixed up on one connection.
 const COMMAND = 'cpTokenBucketWithCost';
 type BucketRedis = Redis & {
-  [COMMAND](key: string, burst: number, refillEveryMs: number, cost: number): Promise<[number, number]>;
+  [COMMAND](
+    key: string,
+    burst: number,
+    refillEveryMs: number,
+    cost: number,
+  ): Promise<[number, number, number, number]>;
 };
 
 /** A token bucket: `burst` requests at once, then one more every `refillEveryMs`. */
@@ -53,6 +58,10 @@ export interface TokenBucketAnswer {
   allowed: boolean;
   /** when refused: milliseconds until the tokens asked for are there */
   waitMs: number;
+  /** whole tokens left after this call */
+  tokensLeft: number;
+  /** milliseconds until the bucket is full again */
+  msUntilFull: number;
 }
 
 /**
@@ -66,13 +75,13 @@ export async function takeTokens(
   cost = 1,
 ): Promise<TokenBucketAnswer> {
   if (!(COMMAND in redis)) redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: TOKEN_BUCKET_LUA });
-  const [allowed, waitMs] = await (redis as BucketRedis)[COMMAND](
+  const [allowed, waitMs, tokensLeft, msUntilFull] = await (redis as BucketRedis)[COMMAND](
     key,
     policy.burst,
     policy.refillEveryMs,
     cost,
   );
-  return { allowed: allowed === 1, waitMs };
+  return { allowed: allowed === 1, waitMs, tokensLeft, msUntilFull };
 }
 
 /** Retry-After in whole seconds, at least 1. */

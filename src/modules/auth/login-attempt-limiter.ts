@@ -5,6 +5,7 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -70,7 +71,8 @@ export class LoginAttemptLimiter {
   private readonly accountKeySecret: Buffer;
 
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
+    // absent in the CLI's context (no Redis there, and no login route): every check then counts as Redis down
+    @Optional() @Inject(REDIS) private readonly redis: Redis | undefined,
     config: AppConfig,
   ) {
     this.perAddress = {
@@ -116,11 +118,16 @@ export class LoginAttemptLimiter {
     return {
       succeeded: async () => {
         // Not given back if Redis fails now: the user loses one failure's worth of budget, nothing more.
-        await takeTokens(this.redis, key, this.perAccount, -1).catch((err: unknown) =>
+        await takeTokens(this.connection(), key, this.perAccount, -1).catch((err: unknown) =>
           this.logger.warn({ err }, 'login failure reservation not given back: Redis did not answer'),
         );
       },
     };
+  }
+
+  private connection(): Redis {
+    if (!this.redis) throw new Error('no Redis connection in this process');
+    return this.redis;
   }
 
   /** Lower-case, trimmed, NFKC: every spelling that reaches one account lands in one bucket. */
@@ -137,7 +144,7 @@ export class LoginAttemptLimiter {
     route: AuthAttemptRoute,
   ): Promise<TokenBucketAnswer | null> {
     try {
-      return await takeTokens(this.redis, key, policy, cost);
+      return await takeTokens(this.connection(), key, policy, cost);
     } catch (err) {
       if (route !== 'login') {
         this.logger.warn({ err, route }, 'auth rate limit skipped: Redis did not answer');

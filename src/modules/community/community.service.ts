@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import type { CommunityField } from '../events/event-payloads';
 import { challengeRecord, DnsLookupError, DnsTxtLookup, newChallengeToken } from './domain-challenge';
 import type { BrandingDto, CustomDomainPendingDto, SdkCommunityDto, SettingsDto } from './dto/community.dto';
 import type { UpdateBrandingDto } from './dto/update-branding.dto';
@@ -254,9 +255,10 @@ export class CommunityService {
         select: COMMUNITY_SELECT,
       });
       const community = toView(after);
+      // the pending-domain columns are the only ones not named as they are in the view
       const changed = [
         ...new Set(changedColumns.map((c) => (PENDING_COLUMNS.has(c) ? 'customDomainPending' : c))),
-      ];
+      ] as CommunityField[];
       await this.outbox.record(tx, communityId, 'community.updated', { community, changed });
       return community;
     });

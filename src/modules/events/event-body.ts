@@ -1,5 +1,6 @@
 import { monotonicFactory } from 'ulid';
 import type { EventType } from './event-catalog';
+import type { EventData } from './event-payloads';
 
 const nextUlid = monotonicFactory();
 
@@ -16,11 +17,12 @@ export function newMessageId(): string {
   return `msg_${nextUlid()}`;
 }
 
-export function buildEventBody<T extends Record<string, unknown>>(
-  type: EventType,
+/** Only a catalog name with its own payload type compiles (event-payloads.ts). */
+export function buildEventBody<K extends EventType>(
+  type: K,
   communityId: string,
-  data: T,
+  data: NoInfer<EventData<K>>,
   now = new Date(),
-): EventBody<T> {
+): EventBody<EventData<K>> {
   return { id: newMessageId(), type, timestamp: now.toISOString(), communityId, data };
 }

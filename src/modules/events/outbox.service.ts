@@ -4,6 +4,7 @@ import { currentRequestId } from '../../common/http/request-id';
 import type { Tx } from '../../prisma/prisma.service';
 import { buildEventBody, EventBody } from './event-body';
 import type { SubscribableEvent } from './event-catalog';
+import type { EventData } from './event-payloads';
 
 /** Turns Dates into ISO strings and drops undefined, as the event will look on the wire. */
 function toJson(value: unknown): Prisma.InputJsonValue {
@@ -17,19 +18,20 @@ function toJson(value: unknown): Prisma.InputJsonValue {
  */
 @Injectable()
 export class OutboxService {
-  async record(
+  async record<K extends SubscribableEvent>(
     tx: Tx,
     communityId: string,
-    type: SubscribableEvent,
-    data: Record<string, unknown>,
+    type: K,
+    data: NoInfer<EventData<K>>,
   ): Promise<EventBody> {
-    const body = buildEventBody(type, communityId, toJson(data) as Record<string, unknown>);
+    const payload = toJson(buildEventBody(type, communityId, data));
+    const body = payload as unknown as EventBody; // as stored and as the receiver will get it
     await tx.outboxEvent.create({
       data: {
         communityId,
         messageId: body.id,
         eventType: type,
-        payload: toJson(body),
+        payload,
         requestId: currentRequestId() ?? null,
       },
     });
@@ -40,16 +42,14 @@ export class OutboxService {
    * Set-based variant for bulk changes: one INSERT … SELECT FROM unnest for all events, in the
    * order given (Prisma's createMany builds a statement per call shape and is far slower cold).
    */
-  async recordMany(
+  async recordMany<K extends SubscribableEvent>(
     tx: Tx,
     communityId: string,
-    type: SubscribableEvent,
-    items: Record<string, unknown>[],
+    type: K,
+    items: NoInfer<EventData<K>>[],
   ): Promise<void> {
     if (items.length === 0) return;
-    const bodies = items.map((data) =>
-      buildEventBody(type, communityId, toJson(data) as Record<string, unknown>),
-    );
+    const bodies = items.map((data) => buildEventBody(type, communityId, data));
     const messageIds = bodies.map((b) => b.id);
     const payloads = bodies.map((b) => JSON.stringify(b));
     await tx.$executeRaw`

@@ -4,6 +4,7 @@ import type { TenantContext } from '../../common/http/request-context';
 import type { Role } from '../../generated/prisma/enums';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import type { EventData } from '../events/event-payloads';
 import type { MemberInputDto } from './dto/member-input.dto';
 import { lockOwnerIds, MEMBER_COLUMNS, MemberRow, rowToMemberView } from './member-queries';
 import type { MemberView } from './memberships.service';
@@ -151,8 +152,8 @@ export class MembersBulkService {
   ): Promise<BulkResult> {
     const joinedIds = new Set(joined.map((j) => j.id));
     const previousRoles = new Map(updated.map((r) => [r.id, r.previous_role]));
-    const joinedEvents: Record<string, unknown>[] = [];
-    const updatedEvents: Record<string, unknown>[] = [];
+    const joinedEvents: EventData<'member.joined'>[] = [];
+    const updatedEvents: EventData<'member.updated'>[] = [];
     for (const member of members) {
       if (joinedIds.has(member.id)) joinedEvents.push({ member });
       else {

@@ -1,16 +1,21 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { ApiEndpoint } from '../../common/http/api-docs';
-import { EVENT_DESCRIPTIONS, SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../events/event-catalog';
-import { EventTypesDto } from './dto/webhook-responses.dto';
+import { EVENT_DESCRIPTIONS, EventType, SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../events/event-catalog';
+import { eventBodyExample, eventBodySchema } from '../events/event-schemas';
+import { EventTypeDto, EventTypesDto } from './dto/webhook-responses.dto';
+
+const describe = (name: EventType, subscribable: boolean): EventTypeDto => ({
+  name,
+  description: EVENT_DESCRIPTIONS[name],
+  subscribable,
+  schema: eventBodySchema(name),
+  example: eventBodyExample(name),
+});
 
 const EVENT_TYPES: EventTypesDto = {
-  items: SUBSCRIBABLE_EVENTS.map((name) => ({
-    name,
-    description: EVENT_DESCRIPTIONS[name],
-    subscribable: true,
-  })),
-  testEvent: { name: TEST_EVENT, description: EVENT_DESCRIPTIONS[TEST_EVENT], subscribable: false },
+  items: SUBSCRIBABLE_EVENTS.map((name) => describe(name, true)),
+  testEvent: describe(TEST_EVENT, false),
 };
 
 /** The event catalog (contract §5 extension): any logged-in user, no community needed. */
@@ -18,7 +23,11 @@ const EVENT_TYPES: EventTypesDto = {
 @Controller('webhooks')
 export class EventTypesController {
   @Get('event-types')
-  @ApiEndpoint({ summary: 'Event names an endpoint may subscribe to', auth: 'jwt', response: EventTypesDto })
+  @ApiEndpoint({
+    summary: 'Event names an endpoint may subscribe to, each with its body schema and an example',
+    auth: 'jwt',
+    response: EventTypesDto,
+  })
   list(): EventTypesDto {
     return EVENT_TYPES;
   }

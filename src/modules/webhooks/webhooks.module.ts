@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
+import { RateLimitModule } from '../../common/guards/rate-limit.module';
 import { EventTypesController } from './event-types.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookResendService } from './webhook-resend.service';
@@ -14,6 +15,7 @@ import { WebhooksCoreModule } from './webhooks-core.module';
 @Module({
   imports: [
     WebhooksCoreModule,
+    RateLimitModule,
     // the producer side only (resend and recover enqueue); the API registers no processor
     BullModule.registerQueueAsync({
       name: DELIVERY_QUEUE,

@@ -115,6 +115,12 @@ export class EventTypeDto {
   name: string;
   description: string;
   subscribable: boolean;
+  /** JSON Schema of the whole body a receiver gets for this event (also in the OpenAPI components) */
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  schema: object;
+  /** an example body */
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  example: object;
 }
 
 export class EventTypesDto {

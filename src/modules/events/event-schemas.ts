@@ -1,0 +1,73 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { PathItemObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { EVENT_DESCRIPTIONS, EventType, SUBSCRIBABLE_EVENTS, TEST_EVENT } from './event-catalog';
+import { EVENT_EXAMPLES } from './event-examples';
+import { dateTime, EVENT_PAYLOAD_SCHEMAS, uuid } from './event-payloads';
+
+/** JSON Schema of the whole body a receiver gets for `type` (contract §5), its `data` included. */
+export function eventBodySchema(type: EventType) {
+  return {
+    type: 'object',
+    description: EVENT_DESCRIPTIONS[type],
+    additionalProperties: false,
+    required: ['id', 'type', 'timestamp', 'communityId', 'data'],
+    properties: {
+      id: {
+        type: 'string',
+        pattern: '^msg_[0-9A-HJKMNP-TV-Z]{26}$',
+        description: 'msg_ + ULID; also the webhook-id header: the key to de-duplicate on',
+      },
+      type: { type: 'string', enum: [type] },
+      timestamp: dateTime,
+      communityId: uuid,
+      data: EVENT_PAYLOAD_SCHEMAS[type],
+    },
+  } as const;
+}
+
+/** A whole example body for `type` (fixed ids and instants). */
+export function eventBodyExample(type: EventType) {
+  return {
+    id: 'msg_01KAT5Y3M8Q2W7E4R6T9Y1V3N5',
+    type,
+    timestamp: '2026-11-23T12:00:00.000Z',
+    communityId: '0b6a3f1e-5c2d-4e8f-9a1b-2c3d4e5f6a7b',
+    data: EVENT_EXAMPLES[type],
+  };
+}
+
+/** The name of an event's body schema in the OpenAPI document's components. */
+export const eventSchemaName = (type: EventType) => `WebhookEvent.${type}`;
+
+/**
+ * Lists every event's body in the OpenAPI document: a schema per event under components (with its
+ * example), and an `x-webhooks` entry per event pointing at it (the OpenAPI 3.0 extension that 3.1's
+ * `webhooks` grew from). The document stays 3.0: @nestjs/swagger writes nullable fields as 3.0's
+ * `nullable: true`, which a 3.1 reader ignores, so declaring 3.1 would make every one non-nullable.
+ */
+export function addEventSchemas(document: OpenAPIObject): OpenAPIObject {
+  const types: EventType[] = [...SUBSCRIBABLE_EVENTS, TEST_EVENT];
+  const schemas = document.components?.schemas ?? {};
+  const webhooks: Record<string, PathItemObject> = {};
+  for (const type of types) {
+    const name = eventSchemaName(type);
+    schemas[name] = { ...eventBodySchema(type), example: eventBodyExample(type) } as unknown as SchemaObject;
+    webhooks[type] = {
+      post: {
+        summary: EVENT_DESCRIPTIONS[type],
+        description:
+          'Signed with the Standard Webhooks scheme (webhook-id, webhook-timestamp, webhook-signature).',
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+        },
+        responses: { '2XX': { description: 'Any 2xx answer marks the delivery a success' } },
+      },
+    };
+  }
+  return {
+    ...document,
+    components: { ...document.components, schemas },
+    'x-webhooks': webhooks,
+  } as OpenAPIObject;
+}
