@@ -42,9 +42,15 @@ export default tseslint.config(
     files: ['clients/**'],
     languageOptions: {
       globals: Object.fromEntries(
-        ['fetch', 'Response', 'Headers', 'URLSearchParams', 'TextEncoder', 'TextDecoder', 'AbortController'].map(
-          (name) => [name, 'readonly'],
-        ),
+        [
+          'fetch',
+          'Response',
+          'Headers',
+          'URLSearchParams',
+          'TextEncoder',
+          'TextDecoder',
+          'AbortController',
+        ].map((name) => [name, 'readonly']),
       ),
     },
   },
