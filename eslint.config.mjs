@@ -4,7 +4,17 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'src/generated/', 'prisma/schema-engine-wasm.mjs'] },
+  {
+    ignores: [
+      'dist/',
+      'coverage/',
+      'node_modules/',
+      'src/generated/',
+      'prisma/schema-engine-wasm.mjs',
+      'clients/*/dist/',
+      'clients/typescript/src/schema.ts',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
@@ -25,6 +35,23 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  // The client libraries run in Node 20+ and in browsers, where these are globals.
+  {
+    files: ['clients/**'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        [
+          'fetch',
+          'Response',
+          'Headers',
+          'URLSearchParams',
+          'TextEncoder',
+          'TextDecoder',
+          'AbortController',
+        ].map((name) => [name, 'readonly']),
+      ),
     },
   },
 );

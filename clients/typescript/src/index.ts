@@ -1,0 +1,15 @@
+export { CommunityPlatformClient } from './client.js';
+export { CommunityPlatformError, type ClientErrorCode, type ErrorDetail } from './errors.js';
+export { normalizeBaseUrl, type AuthMode, type ClientOptions, type RetryInfo } from './http.js';
+export { Paginated, type Page } from './paginate.js';
+export {
+  verifyWebhook,
+  WebhookVerificationError,
+  type AnyWebhookEvent,
+  type VerifyWebhookOptions,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  type WebhookVerificationFailure,
+} from './webhooks.js';
+export type * from './types.js';

@@ -1,0 +1,58 @@
+// Request and response types of each route, read from the generated OpenAPI types (src/schema.ts,
+// made from openapi.json by `npm run types`), so a change of the service's document changes them.
+import type { components, paths } from './schema.js';
+
+export type { components, paths };
+export type Schemas = components['schemas'];
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Path = keyof paths;
+
+type Operation<P extends Path, M extends HttpMethod> = NonNullable<paths[P][M]>;
+type JsonContent<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+type Responses<O> = O extends { responses: infer R } ? R : never;
+/**
+ * The documented success: 200, else 201, else 202. Several routes also list Nest's default 201 as a
+ * bare object beside the real 200; taking the first keeps that bare object out of the type.
+ */
+type SuccessResponse<R> = 200 extends keyof R
+  ? R[200]
+  : 201 extends keyof R
+    ? R[201]
+    : 202 extends keyof R
+      ? R[202]
+      : never;
+
+/** `data` of the success envelope `{success: true, data}` of a route. */
+export type ResponseData<P extends Path, M extends HttpMethod> =
+  JsonContent<SuccessResponse<Responses<Operation<P, M>>>> extends { data: infer D } ? D : never;
+
+/** The JSON body of a route. */
+export type RequestBody<P extends Path, M extends HttpMethod> =
+  Operation<P, M> extends { requestBody?: infer B } ? JsonContent<NonNullable<B>> : never;
+
+/** The query parameters of a route, all optional (the service applies the documented defaults). */
+export type QueryParams<P extends Path, M extends HttpMethod> =
+  Operation<P, M> extends { parameters: { query?: infer Q } } ? Partial<NonNullable<Q>> : never;
+
+/** The items of a paginated list route. */
+export type ListItem<P extends Path> = ResponseData<P, 'get'> extends { items: (infer T)[] } ? T : never;
+
+// The resources, under the names a caller looks for.
+export type TokenPair = Schemas['TokenPairDto'];
+export type Community = ResponseData<'/api/sdk/community', 'get'>;
+export type Tweet = Schemas['TweetDto'];
+export type Task = Schemas['TaskDto'];
+export type Comment = Schemas['CommentDto'];
+export type Member = Schemas['MemberDto'];
+export type Advertisement = Schemas['AdvertisementDto'];
+export type Webhook = Schemas['WebhookDto'];
+export type CreatedWebhook = Schemas['CreatedWebhookDto'];
+export type Delivery = Schemas['DeliveryDto'];
+export type DeliveryStatus = Delivery['status'];
+export type ErrorBody = Schemas['ErrorBodyDto'];
+export type ErrorCode = NonNullable<ErrorBody['code']>;
+export type ParentType = 'tweets' | 'tasks';
+export type MemberRole = RequestBody<'/api/sdk/members/{id}/role', 'patch'>['role'];
+/** The subscribable event catalog, as the document lists it for webhook create. */
+export type SubscribableEventType = Schemas['CreateWebhookDto']['events'][number];
