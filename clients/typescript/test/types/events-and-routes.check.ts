@@ -51,9 +51,10 @@ declare const client: CommunityPlatformClient;
 export async function routes() {
   const attempt = await client.webhooks.deliveries.resend('c', 'w', 'd');
   expectTrue<Equal<typeof attempt, Delivery>>(true);
+  const messageId: string = attempt.messageId;
   const recovered = await client.webhooks.recover('c', 'w', { since: new Date() });
   const queued: number = recovered.queued;
   // @ts-expect-error since is required
   await client.webhooks.recover('c', 'w', {});
-  return queued;
+  return [messageId, queued];
 }
