@@ -46,6 +46,30 @@ class TypesFollowTheDocument(unittest.TestCase):
         self.assertIn("RATE_LIMITED", codes)
 
 
+class EventsFollowTheDocument(unittest.TestCase):
+    def test_events_py_is_generated_from_the_current_document(self):
+        import os
+        import subprocess
+        import sys
+
+        script = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "generate_events.py")
+        result = subprocess.run([sys.executable, script, "--check"], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_one_typed_event_per_type_with_its_data(self):
+        from community_platform import events
+
+        self.assertEqual(set(events.EVENT_TYPES), set(types.WebhookEventType.__args__))
+        members = events.AnyWebhookEvent.__args__
+        self.assertEqual(
+            sorted(m.__annotations__["type"].__args__[0] for m in members), sorted(events.EVENT_TYPES)
+        )
+        tweet = events.TweetCreatedEvent.__annotations__["data"].__annotations__["tweet"]
+        self.assertEqual(tweet.__annotations__["likeCount"], int)
+        item = events.CustomizationUpdatedEventDataVariant1SidebarItemsItem
+        self.assertEqual((item.__required_keys__, item.__optional_keys__), ({"label", "url"}, {"icon"}))
+
+
 class RunsOnPython39(unittest.TestCase):
     def test_the_package_parses_as_python_3_9(self):
         import ast

@@ -80,7 +80,8 @@ def error_from_response(
     retry_after = fields.get("retryAfter")
     if isinstance(retry_after, bool) or not isinstance(retry_after, (int, float)):
         retry_after = parse_retry_after(headers.get("retry-after"))
-    code = fields.get("code") if isinstance(fields.get("code"), str) else "HTTP_{}".format(status)
+    given_code = fields.get("code")
+    code = given_code if isinstance(given_code, str) else "HTTP_{}".format(status)
     message = fields.get("error")
     if not isinstance(message, str):
         message = "HTTP {} {}".format(status, reason).strip()

@@ -1,6 +1,6 @@
 """Lists walked lazily, one request per page."""
 
-from typing import Any, Callable, Dict, Generic, Iterator, List, TypeVar
+from typing import Any, Callable, Generic, Iterator, List, Mapping, TypeVar
 
 T = TypeVar("T")
 
@@ -12,11 +12,11 @@ class Paginated(Generic[T]):
     and a loop that stops early requests no further page.
     """
 
-    def __init__(self, fetch_page: Callable[[int, int], Dict[str, Any]]) -> None:
+    def __init__(self, fetch_page: Callable[[int, int], Mapping[str, Any]]) -> None:
         # fetch_page(index, offset): index counts pages from 0, offset counts the items seen before.
         self._fetch_page = fetch_page
 
-    def pages(self) -> Iterator[Dict[str, Any]]:
+    def pages(self) -> Iterator[Mapping[str, Any]]:
         index = 0
         offset = 0
         while True:
