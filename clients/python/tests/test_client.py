@@ -187,6 +187,12 @@ class Retries(unittest.TestCase):
         self.assertEqual([(r.reason, r.retry, r.error.code) for r in retries], [("rate-limited", 1, "RATE_LIMITED")])
         self.assertEqual(fake.calls[1].body, fake.calls[0].body)
 
+    def test_a_fractional_retry_after_is_waited_to_the_millisecond(self):
+        sleep = RecordingSleep()
+        fake = ScriptedTransport(rate_limited(0.2504), ok({}))
+        client(fake, sleep=sleep).community.get()
+        self.assertEqual(sleep.delays, [0.251])
+
     def test_reads_retry_after_from_the_header_when_the_body_has_none(self):
         sleep = RecordingSleep()
         fake = ScriptedTransport(answer(429, {"error": "slow"}, {"Retry-After": "2"}), ok({}))

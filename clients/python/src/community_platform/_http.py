@@ -183,7 +183,8 @@ class HttpClient:
             error = error_from_response(answer.status, answer.reason, answer.headers, parsed)
             # A 429 is refused before the service does anything, so any method may be sent again.
             if answer.status == 429 and retries < self.max_retries:
-                delay = float(math.ceil(error.retry_after if error.retry_after is not None else 1))
+                seconds = error.retry_after if error.retry_after is not None else 1
+                delay = math.ceil(seconds * 1000) / 1000  # whole milliseconds, as the TS client waits
                 if delay <= self.max_retry_delay:
                     retries += 1
                     self._retrying(RetryInfo(method, path, retries, delay, "rate-limited", error))
