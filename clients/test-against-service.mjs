@@ -6,10 +6,14 @@
 //   CP_BASE_URL, CP_ADMIN_EMAIL, CP_ADMIN_PASSWORD
 // Needs PostgreSQL (TEST_DATABASE_ADMIN_URL, default postgresql://postgres@127.0.0.1:5432/postgres)
 // and Redis (REDIS_URL, default redis://127.0.0.1:6379), as the root test suite does.
+// The Python client's suite runs with the package installed into a throw-away venv (`pip install
+// --no-build-isolation --no-index`: its build backend is in the package), by `python3` (or $PYTHON).
+// Each suite ends with a closing line; the exit code is non-zero when any suite failed.
 // Usage: node clients/test-against-service.mjs   (after building the service and clients/typescript)
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -20,12 +24,40 @@ const require = createRequire(join(root, 'package.json'));
 const { Client } = require('pg');
 const Redis = require('ioredis');
 
-/** Each client's suite, run with node's test runner. The Python client adds its command here. */
+const python = process.env.PYTHON ?? 'python3';
+const venv = mkdtempSync(join(tmpdir(), 'cp-clients-venv-'));
+process.on('exit', () => rmSync(venv, { recursive: true, force: true }));
+const venvPython = join(venv, process.platform === 'win32' ? 'Scripts/python.exe' : 'bin/python');
+
+/** Each client's suite: `prepare` (optional) runs first, then `command` in `cwd` (the root by default). */
 const SUITES = [
   {
     name: 'typescript',
     ready: join(root, 'clients/typescript/dist/esm/index.js'),
     command: [process.execPath, '--test', 'clients/typescript/test-service/service.test.mjs'],
+  },
+  {
+    name: 'python',
+    ready: join(root, 'clients/python/pyproject.toml'),
+    // The installed form, not the source tree: what `pip install ./clients/python` gives a user.
+    prepare: () => {
+      runCommand([python, '-m', 'venv', venv], 'python3 -m venv');
+      runCommand(
+        [
+          venvPython,
+          '-m',
+          'pip',
+          'install',
+          '--quiet',
+          '--no-build-isolation',
+          '--no-index',
+          'clients/python',
+        ],
+        'pip install clients/python',
+      );
+    },
+    cwd: join(root, 'clients/python'),
+    command: [venvPython, '-m', 'unittest', '-v', 'test_service.test_against_service'],
   },
 ];
 const STARTUP_TIMEOUT_MS = 60_000;
@@ -97,6 +129,8 @@ async function main() {
     REDIS_KEY_PREFIX: `cp_clients_${runId}`,
     JWT_SECRET: 'clients-test-jwt-secret-of-at-least-thirty-two-characters',
     WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
+    // No metrics server: the run reads none, and the default ports (9464/9465) may be taken.
+    METRICS_PORT: '0',
     // The document's info.version, as `npm start` sets it (the committed openapi.json carries it).
     npm_package_version: require(join(root, 'package.json')).version,
   };
@@ -133,8 +167,15 @@ async function main() {
       if (!existsSync(suite.ready))
         throw new Error(`${suite.ready} is missing: build the ${suite.name} client first`);
       say(`${suite.name} client against the service`);
+      try {
+        suite.prepare?.();
+      } catch (err) {
+        failed += 1;
+        say(`${suite.name}: FAILED before its tests (${err.message})`);
+        continue;
+      }
       const result = spawnSync(suite.command[0], suite.command.slice(1), {
-        cwd: root,
+        cwd: suite.cwd ?? root,
         stdio: 'inherit',
         env: {
           ...process.env,
@@ -145,7 +186,9 @@ async function main() {
       });
       if (result.status !== 0) {
         failed += 1;
-        say(`${suite.name}: FAILED (exit ${result.status ?? result.signal})`);
+        say(`${suite.name}: FAILED (exit ${result.status ?? result.error?.message ?? result.signal})`);
+      } else {
+        say(`${suite.name}: passed`);
       }
     }
   } finally {
@@ -154,7 +197,10 @@ async function main() {
     await pg.end();
     await deleteRedisKeys(env.REDIS_URL, env.REDIS_KEY_PREFIX);
   }
-  if (failed > 0) process.exit(1);
+  if (failed > 0) {
+    say(`${failed} of ${SUITES.length} client suite(s) FAILED against the service`);
+    process.exit(1);
+  }
   say(`${SUITES.length} client suite(s) passed against the service`);
 }
 
@@ -165,6 +211,13 @@ function run(args, env, what) {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   if (result.status !== 0) throw new Error(`${what} failed (exit ${result.status ?? result.signal})`);
+}
+
+/** A command other than node (python, pip), its output shown; throws when it fails. */
+function runCommand(args, what) {
+  const result = spawnSync(args[0], args.slice(1), { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0)
+    throw new Error(`${what} failed (exit ${result.status ?? result.error?.message ?? result.signal})`);
 }
 
 async function deleteRedisKeys(url, prefix) {

@@ -17,6 +17,7 @@ type Get<P extends Path> = ResponseData<P, 'get'>;
 type Filters<P extends Path> = Omit<QueryParams<P, 'get'>, 'page' | 'offset'>;
 
 const e = encodeURIComponent;
+const iso = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
 
 /** An /api/sdk list, walked page by page (`page`, `limit`). */
 function pagedList<P extends Path>(http: HttpClient, path: string, query: Record<string, unknown> = {}) {
@@ -303,24 +304,43 @@ export class CommunityPlatformClient {
         `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}`,
         { auth: 'bearer' },
       ),
-    /** Every delivery attempt, newest first, `limit` (default 50, max 100) at a time; `status` filters. */
-    deliveries: (
-      communityId: string,
-      webhookId: string,
-      query: { status?: DeliveryStatus; limit?: number } = {},
-    ) => {
-      type DeliveryPage = ResponseData<
-        '/api/communities/{communityId}/webhooks/{webhookId}/deliveries',
-        'get'
-      >;
-      let offset = 0;
-      return new Paginated<DeliveryPage['items'][number], DeliveryPage>(async (index) => {
-        if (index === 0) offset = 0;
-        const page = await this.webhooks.deliveriesPage(communityId, webhookId, { ...query, offset });
-        offset += page.items.length;
-        return page;
-      });
-    },
+    /**
+     * Every delivery attempt, newest first, `limit` (default 50, max 100) at a time; `status` filters.
+     * `deliveries.resend(communityId, webhookId, deliveryId)` sends one event again.
+     */
+    deliveries: Object.assign(
+      (communityId: string, webhookId: string, query: { status?: DeliveryStatus; limit?: number } = {}) => {
+        type DeliveryPage = ResponseData<
+          '/api/communities/{communityId}/webhooks/{webhookId}/deliveries',
+          'get'
+        >;
+        let offset = 0;
+        return new Paginated<DeliveryPage['items'][number], DeliveryPage>(async (index) => {
+          if (index === 0) offset = 0;
+          const page = await this.webhooks.deliveriesPage(communityId, webhookId, { ...query, offset });
+          offset += page.items.length;
+          return page;
+        });
+      },
+      {
+        /**
+         * Sends that delivery's event again: same `messageId` (the `webhook-id` header), the next attempt
+         * number; answers the new PENDING attempt. CONFLICT (409) when the endpoint is paused or disabled,
+         * for a test delivery, or when the event body is past its retention.
+         */
+        resend: (communityId: string, webhookId: string, deliveryId: string) =>
+          this.http.request<
+            ResponseData<
+              '/api/communities/{communityId}/webhooks/{webhookId}/deliveries/{deliveryId}/resend',
+              'post'
+            >
+          >(
+            'POST',
+            `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}/deliveries/${e(deliveryId)}/resend`,
+            { body: {}, auth: 'bearer' },
+          ),
+      },
+    ),
     deliveriesPage: (
       communityId: string,
       webhookId: string,
@@ -344,6 +364,26 @@ export class CommunityPlatformClient {
         'POST',
         `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}/test`,
         { auth: 'bearer' },
+      ),
+    /**
+     * Sends again, once, every event whose latest attempt FAILED and was created in [since, until)
+     * (`until` defaults to now; the window is at most 14 days); answers how many were queued.
+     */
+    recover: (
+      communityId: string,
+      webhookId: string,
+      window: { since: string | Date; until?: string | Date },
+    ) =>
+      this.http.request<ResponseData<'/api/communities/{communityId}/webhooks/{webhookId}/recover', 'post'>>(
+        'POST',
+        `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}/recover`,
+        {
+          body: {
+            since: iso(window.since),
+            ...(window.until === undefined ? {} : { until: iso(window.until) }),
+          },
+          auth: 'bearer',
+        },
       ),
     /** The subscribable event catalog. */
     eventTypes: () =>

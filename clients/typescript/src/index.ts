@@ -8,6 +8,7 @@ export {
   type AnyWebhookEvent,
   type VerifyWebhookOptions,
   type WebhookEvent,
+  type WebhookEventOf,
   type WebhookEventType,
   type WebhookHeaders,
   type WebhookVerificationFailure,

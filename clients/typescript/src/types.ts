@@ -11,21 +11,31 @@ export type Path = keyof paths;
 type Operation<P extends Path, M extends HttpMethod> = NonNullable<paths[P][M]>;
 type JsonContent<R> = R extends { content: { 'application/json': infer J } } ? J : never;
 type Responses<O> = O extends { responses: infer R } ? R : never;
+/** `data` of a documented answer's `{success: true, data}` envelope; never when it has none. */
+type EnvelopeData<R> = [JsonContent<R>] extends [never]
+  ? never
+  : JsonContent<R> extends { data: infer D }
+    ? D
+    : never;
 /**
- * The documented success: 200, else 201, else 202. Several routes also list Nest's default 201 as a
- * bare object beside the real 200; taking the first keeps that bare object out of the type.
+ * The documented success: 200, else 201, else 202. Several routes also list Nest's default 201 (a
+ * bare object, or no body) beside the real 200 or 202: a 201 without an envelope gives way to the 202,
+ * and the 200 wins over it, which keeps the bare object out of the type.
  */
-type SuccessResponse<R> = 200 extends keyof R
-  ? R[200]
+type SuccessData<R> = 200 extends keyof R
+  ? EnvelopeData<R[200]>
   : 201 extends keyof R
-    ? R[201]
+    ? [EnvelopeData<R[201]>] extends [never]
+      ? 202 extends keyof R
+        ? EnvelopeData<R[202]>
+        : never
+      : EnvelopeData<R[201]>
     : 202 extends keyof R
-      ? R[202]
+      ? EnvelopeData<R[202]>
       : never;
 
 /** `data` of the success envelope `{success: true, data}` of a route. */
-export type ResponseData<P extends Path, M extends HttpMethod> =
-  JsonContent<SuccessResponse<Responses<Operation<P, M>>>> extends { data: infer D } ? D : never;
+export type ResponseData<P extends Path, M extends HttpMethod> = SuccessData<Responses<Operation<P, M>>>;
 
 /** The JSON body of a route. */
 export type RequestBody<P extends Path, M extends HttpMethod> =
@@ -56,3 +66,14 @@ export type ParentType = 'tweets' | 'tasks';
 export type MemberRole = RequestBody<'/api/sdk/members/{id}/role', 'patch'>['role'];
 /** The subscribable event catalog, as the document lists it for webhook create. */
 export type SubscribableEventType = Schemas['CreateWebhookDto']['events'][number];
+
+/**
+ * Every event type a delivery can carry, read from the document's `WebhookEvent.<type>` schemas (the
+ * catalog's payload schemas, plus the test route's `webhook.test`).
+ */
+export type WebhookEventType =
+  Extract<keyof Schemas, `WebhookEvent.${string}`> extends `WebhookEvent.${infer T}` ? T : never;
+/** The body of a delivery of event type `T`, with `data` as the document describes it for that type. */
+export type WebhookEventOf<T extends WebhookEventType> = Schemas[`WebhookEvent.${T}`];
+/** One member per event type, so `switch (event.type)` narrows `data` to that event's payload. */
+export type AnyWebhookEvent = { [T in WebhookEventType]: WebhookEventOf<T> }[WebhookEventType];

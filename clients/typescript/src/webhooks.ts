@@ -1,22 +1,13 @@
 import { Webhook as StandardWebhook } from 'standardwebhooks';
-import type { SubscribableEventType } from './types.js';
+import type { AnyWebhookEvent, WebhookEventOf, WebhookEventType } from './types.js';
 
-/** Every event type a delivery can carry: the subscribable catalog and the test route's `webhook.test`. */
-export type WebhookEventType = SubscribableEventType | 'webhook.test';
+export type { AnyWebhookEvent, WebhookEventOf, WebhookEventType };
 
-/** The body of every delivery (`webhook-id` header = `id`). */
-export interface WebhookEvent<T extends WebhookEventType = WebhookEventType> {
-  /** The message id (`msg_...`), identical across retries: the key to de-duplicate on. */
-  id: string;
-  type: T;
-  /** ISO-8601 time the event happened. */
-  timestamp: string;
-  communityId: string;
-  data: Record<string, unknown>;
-}
-
-/** One member per event type, so `switch (event.type)` narrows. */
-export type AnyWebhookEvent = { [T in WebhookEventType]: WebhookEvent<T> }[WebhookEventType];
+/**
+ * The body of every delivery (`webhook-id` header = `id`): for one type `T`, that event with its typed
+ * `data`; without `T`, the union of every event of the catalog (narrow it on `type`).
+ */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = { [K in T]: WebhookEventOf<K> }[T];
 
 export type WebhookVerificationFailure =
   'missing-header' | 'invalid-timestamp' | 'stale-timestamp' | 'no-matching-signature' | 'invalid-body';

@@ -22,22 +22,28 @@ let free; // the FREE community
 let apiKeyClient; // the PRO community's API key
 let receiver; // the local webhook receiver
 
-/** A webhook receiver on 127.0.0.1 that keeps every request's headers and raw body. */
+/**
+ * A webhook receiver on 127.0.0.1 that keeps every request's headers and raw body. A path in
+ * `failing` is answered 500 until it is taken out.
+ */
 async function startReceiver() {
   const requests = [];
   const waiters = [];
+  const failing = new Set();
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const request = { headers: req.headers, rawBody: Buffer.concat(chunks), url: req.url };
+      const status = failing.has(req.url) ? 500 : 204;
+      const request = { headers: req.headers, rawBody: Buffer.concat(chunks), url: req.url, status };
       requests.push(request);
-      res.writeHead(204).end();
+      res.writeHead(status).end();
       for (const waiter of waiters.splice(0)) waiter();
     });
   });
   await new Promise((done) => server.listen(0, '127.0.0.1', done));
   return {
+    failing,
     url: (path) => `http://127.0.0.1:${server.address().port}${path}`,
     /** The first request matching `match`, waiting for it up to DELIVERY_TIMEOUT_MS. */
     async next(match) {
@@ -55,6 +61,17 @@ async function startReceiver() {
     },
     close: () => new Promise((done) => server.close(done)),
   };
+}
+
+/** Polls `check` (a state the service writes after the receiver answered) until it gives a value. */
+async function waitFor(what, check) {
+  const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${DELIVERY_TIMEOUT_MS} ms`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }
 
 before(async () => {
@@ -193,6 +210,39 @@ test('after a rotation every live secret verifies the test delivery, which the d
   assert.equal(new Set(logged.map((d) => d.id)).size, logged.length);
 });
 
+test('a failed delivery, resent, is received and logged as a success', async () => {
+  receiver.failing.add('/flaky');
+  const flaky = await admin.webhooks.create(pro.id, {
+    url: receiver.url('/flaky'),
+    events: ['comment.created'],
+  });
+  const tweet = await apiKeyClient.tweets.create({ content: 'to comment on' });
+  const comment = await apiKeyClient.comments.create('tweets', tweet.id, { content: 'a comment' });
+  await receiver.next((r) => r.url === '/flaky' && r.rawBody.includes(comment.id));
+  const failed = await waitFor('the failed attempt in the delivery log', async () => {
+    const page = await admin.webhooks.deliveriesPage(pro.id, flaky.id, { status: 'FAILED' });
+    return page.items[0];
+  });
+  assert.deepEqual([failed.attempt, failed.eventType, failed.responseStatus], [1, 'comment.created', 500]);
+
+  receiver.failing.delete('/flaky');
+  const resent = await admin.webhooks.deliveries.resend(pro.id, flaky.id, failed.id);
+  assert.deepEqual([resent.messageId, resent.status], [failed.messageId, 'PENDING']);
+  assert.ok(resent.attempt > failed.attempt);
+  const received = await receiver.next(
+    (r) => r.url === '/flaky' && r.status === 204 && r.headers['webhook-id'] === failed.messageId,
+  );
+  const event = verifyWebhook(received.headers, received.rawBody, flaky.secret);
+  assert.equal(event.type, 'comment.created');
+  assert.equal(event.type === 'comment.created' && event.data.comment.id, comment.id);
+  await waitFor('the resent attempt logged SUCCESS', async () => {
+    for await (const d of admin.webhooks.deliveries(pro.id, flaky.id)) {
+      if (d.id === resent.id && d.status === 'SUCCESS') return d;
+    }
+    return undefined;
+  });
+});
+
 test('a 429 is retried after Retry-After to success', async () => {
   const retries = [];
   const client = new CommunityPlatformClient({
@@ -200,9 +250,9 @@ test('a 429 is retried after Retry-After to success', async () => {
     accessToken: admin.tokens.accessToken,
     onRetry: (info) => retries.push(info),
   });
-  // Webhook create allows a burst of 10 per caller and community (one used above), then 1 per 10 s.
+  // Webhook create allows a burst of 10 per caller and community (two used above), then 1 per 10 s.
   const body = (i) => ({ url: receiver.url(`/filler-${i}`), events: ['member.joined'] });
-  for (let i = 2; i <= 10; i += 1) await client.webhooks.create(pro.id, body(i));
+  for (let i = 3; i <= 10; i += 1) await client.webhooks.create(pro.id, body(i));
   assert.equal(retries.length, 0);
   const eleventh = await client.webhooks.create(pro.id, body(11));
   assert.ok(eleventh.id);

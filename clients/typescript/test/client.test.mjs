@@ -276,3 +276,42 @@ describe('pagination', () => {
     );
   });
 });
+
+describe('delivery resend and recover', () => {
+  it('resends one delivery with a login token and answers the new attempt', async () => {
+    const attempt = { id: 'd2', messageId: 'msg_1', attempt: 2, status: 'PENDING' };
+    const fake = scriptedFetch(ok(attempt, 202));
+    const c = client(fake, { apiKey: 'cpk_k', accessToken: 'jwt' });
+    assert.deepEqual(await c.webhooks.deliveries.resend('c 1', 'w1', 'd1'), attempt);
+    const [call] = fake.calls;
+    assert.equal(call.method, 'POST');
+    assert.equal(call.url, `${BASE}/api/communities/c%201/webhooks/w1/deliveries/d1/resend`);
+    assert.equal(call.headers.authorization, 'Bearer jwt');
+    assert.equal(call.headers['x-api-key'], undefined);
+    assert.deepEqual(JSON.parse(call.body), {});
+  });
+
+  it('keeps deliveries() a list beside its resend helper', async () => {
+    const fake = scriptedFetch(ok({ items: [{ id: 'd1' }], limit: 50, offset: 0, total: 1, hasMore: false }));
+    const c = client(fake, { accessToken: 'jwt' });
+    assert.equal(typeof c.webhooks.deliveries.resend, 'function');
+    assert.deepEqual(await c.webhooks.deliveries('c1', 'w1').toArray(), [{ id: 'd1' }]);
+  });
+
+  it('recovers a window given as dates or ISO strings, leaving out an open end', async () => {
+    const fake = scriptedFetch(ok({ queued: 3 }, 202), ok({ queued: 0 }, 202));
+    const c = client(fake, { accessToken: 'jwt' });
+    const since = new Date('2026-11-20T00:00:00Z');
+    assert.deepEqual(await c.webhooks.recover('c1', 'w1', { since }), { queued: 3 });
+    await c.webhooks.recover('c1', 'w1', {
+      since: '2026-11-20T00:00:00Z',
+      until: new Date('2026-11-21T00:00:00Z'),
+    });
+    assert.equal(fake.calls[0].url, `${BASE}/api/communities/c1/webhooks/w1/recover`);
+    assert.deepEqual(JSON.parse(fake.calls[0].body), { since: '2026-11-20T00:00:00.000Z' });
+    assert.deepEqual(JSON.parse(fake.calls[1].body), {
+      since: '2026-11-20T00:00:00Z',
+      until: '2026-11-21T00:00:00.000Z',
+    });
+  });
+});
