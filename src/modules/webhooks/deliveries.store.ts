@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { GroupCommit } from '../../common/batching/group-commit';
 import type { DeliveryStatus } from '../../generated/prisma/enums';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import type { EventBody } from '../events/event-body';
@@ -120,11 +121,46 @@ interface ClaimRow extends EndpointState {
   request_id: string | null;
 }
 
+interface BatchClaimRow extends ClaimRow {
+  endpoint_id: string;
+  message_id: string;
+  attempt: number;
+}
+
+/** A claimed attempt's outcome, to close its row (and write its retry, if any). */
+interface Finish {
+  id: string;
+  communityId: string;
+  result: SendResult;
+  next: NextAttempt | null;
+}
+
+/**
+ * How many claim (or finish) statements run at once: a worker's jobs share them, each statement
+ * carrying every call made while the others ran (see GroupCommit). Two keep one statement on the
+ * wire while the other's results come back, and leave the rest of the pool to everything else.
+ */
+const HOT_PATH_BATCHES = 2;
+const HOT_PATH_BATCH_SIZE = 500;
+
 /** What a closed attempt whose worker died says: the request may or may not have reached the target. */
 export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
 
 @Injectable()
 export class DeliveriesStore {
+  /** The worker's claims and finishes go to PostgreSQL in shared statements (group commit). */
+  private readonly claims = new GroupCommit<AttemptKey, AttemptClaim | null>(
+    (keys) => this.claimBatch(keys),
+    {
+      maxConcurrentBatches: HOT_PATH_BATCHES,
+      maxBatchSize: HOT_PATH_BATCH_SIZE,
+    },
+  );
+  private readonly finishes = new GroupCommit<Finish, boolean>((items) => this.finishBatch(items), {
+    maxConcurrentBatches: HOT_PATH_BATCHES,
+    maxBatchSize: HOT_PATH_BATCH_SIZE,
+  });
+
   constructor(private readonly prisma: PrismaService) {}
 
   /**
@@ -154,6 +190,51 @@ export class DeliveriesStore {
    * is claimed when the endpoint is paused, disabled or gone.
    */
   async claim(key: AttemptKey): Promise<AttemptClaim> {
+    return (await this.claims.call(key)) ?? this.claimOne(key);
+  }
+
+  /**
+   * The common case of many claims in one statement: attempts whose row is there, PENDING,
+   * unclaimed and not locked by anyone else, on an endpoint that takes deliveries. Each of those
+   * gets its claim; any other key answers null and goes through claimOne, which tells the rare
+   * cases apart (no row yet, claimed already, paused, disabled, deleted). Rows are locked with SKIP
+   * LOCKED in one pass, so two batches never wait on each other, and a key that appears twice is
+   * claimed for its first call only.
+   */
+  private async claimBatch(keys: readonly AttemptKey[]): Promise<(AttemptClaim | null)[]> {
+    const rows = await this.prisma.$queryRaw<BatchClaimRow[]>`
+      WITH wanted AS (
+        SELECT * FROM unnest(${keys.map((k) => k.communityId)}::uuid[], ${keys.map((k) => k.endpointId)}::uuid[],
+                             ${keys.map((k) => k.messageId)}::text[], ${keys.map((k) => k.attempt)}::int[])
+          AS w(community_id, endpoint_id, message_id, attempt)
+      ), target AS (
+        SELECT d.id FROM wanted w
+        JOIN webhook_endpoints e ON e.community_id = w.community_id AND e.id = w.endpoint_id
+        JOIN webhook_deliveries d
+          ON d.endpoint_id = w.endpoint_id AND d.message_id = w.message_id AND d.attempt = w.attempt
+        WHERE e.is_active AND e.disabled_at IS NULL AND d.status = 'PENDING' AND d.started_at IS NULL
+        FOR UPDATE OF d SKIP LOCKED
+      ), claimed AS (
+        UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
+        FROM target t WHERE d.id = t.id AND d.status = 'PENDING' AND d.started_at IS NULL
+        RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
+      )
+      SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
+             e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at
+      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`;
+    const byKey = new Map(rows.map((r) => [`${r.endpoint_id}.${r.message_id}.${r.attempt}`, r]));
+    return keys.map((key) => {
+      const k = `${key.endpointId}.${key.messageId}.${key.attempt}`;
+      const row = byKey.get(k);
+      if (!row) return null;
+      byKey.delete(k); // a duplicate call of the same attempt must not send it twice
+      const { delivery_id, request_id, endpoint_id: _e, message_id: _m, attempt: _a, ...endpoint } = row;
+      return { endpoint, deliveryId: delivery_id, requestId: request_id };
+    });
+  }
+
+  /** One claim in one statement: also inserts a missing row claimed, and reports why nothing was claimed. */
+  private async claimOne(key: AttemptKey): Promise<AttemptClaim> {
     const { communityId, endpointId, messageId, eventType, attempt } = key;
     const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH endpoint AS (
@@ -190,30 +271,38 @@ export class DeliveriesStore {
    * Returns false when the row was no longer PENDING (the sweep closed it as OUTCOME_UNKNOWN after
    * a send that outlived its claim; that row, and the retry the sweep scheduled, stand).
    */
-  async finish(
-    id: string,
-    communityId: string,
-    result: SendResult,
-    next: NextAttempt | null,
-  ): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<{ closed: number }[]>`
-      WITH closed AS (
-        UPDATE webhook_deliveries
-        SET status = ${result.ok ? 'SUCCESS' : 'FAILED'}::"DeliveryStatus", response_status = ${result.status},
-            response_body = ${result.responseBody}, duration_ms = ${result.durationMs}, error = ${result.error},
-            next_attempt_at = NULL, updated_at = now()
-        WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid AND status = 'PENDING'
-        RETURNING community_id, endpoint_id, message_id, event_type, attempt, request_id
+  finish(id: string, communityId: string, result: SendResult, next: NextAttempt | null): Promise<boolean> {
+    return this.finishes.call({ id, communityId, result, next });
+  }
+
+  /** Closes many claimed attempts, and writes their retries, in one statement (see finish). */
+  private async finishBatch(items: readonly Finish[]): Promise<boolean[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH outcome AS (
+        SELECT * FROM unnest(${items.map((f) => f.id)}::uuid[], ${items.map((f) => f.communityId)}::uuid[],
+                             ${items.map((f) => (f.result.ok ? 'SUCCESS' : 'FAILED'))}::"DeliveryStatus"[],
+                             ${items.map((f) => f.result.status)}::int[], ${items.map((f) => f.result.responseBody)}::text[],
+                             ${items.map((f) => f.result.durationMs)}::int[], ${items.map((f) => f.result.error)}::text[],
+                             ${items.map((f) => f.next?.attempt ?? null)}::int[], ${items.map((f) => f.next?.delayMs ?? null)}::bigint[])
+          AS o(id, community_id, status, response_status, response_body, duration_ms, error, next_attempt, delay_ms)
+      ), closed AS (
+        UPDATE webhook_deliveries d
+        SET status = o.status, response_status = o.response_status, response_body = o.response_body,
+            duration_ms = o.duration_ms, error = o.error, next_attempt_at = NULL, updated_at = now()
+        FROM outcome o
+        WHERE d.community_id = o.community_id AND d.id = o.id AND d.status = 'PENDING'
+        RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, o.next_attempt, o.delay_ms
       ), retry AS (
         INSERT INTO webhook_deliveries
           (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
-        SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, ${next?.attempt ?? 0}, 'PENDING',
-               now() + ${next?.delayMs ?? 0} * interval '1 millisecond', request_id, now()
-        FROM closed WHERE ${next !== null}
+        SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, next_attempt, 'PENDING',
+               now() + delay_ms * interval '1 millisecond', request_id, now()
+        FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       )
-      SELECT count(*)::int AS closed FROM closed`;
-    return rows[0].closed > 0;
+      SELECT id FROM closed`;
+    const closed = new Set(rows.map((r) => r.id));
+    return items.map((f) => closed.has(f.id));
   }
 
   /** A queued attempt whose endpoint was paused, disabled or deleted meanwhile: its waiting row says so. */
