@@ -15,6 +15,7 @@ import { deliveryProcessorProvider } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
 import { EndpointSlots } from './endpoint-slots';
 import { OutboxRelay } from './outbox-relay.service';
+import { OutboxWakeups } from './outbox-wakeups';
 import { OutboxRetention } from './outbox-retention.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
@@ -39,6 +40,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     },
     DeliveryQueue,
     OutboxRelay,
+    OutboxWakeups,
     OutboxRetention,
     EndpointHealth,
     EndpointSlots,
