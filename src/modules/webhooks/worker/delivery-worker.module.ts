@@ -7,7 +7,7 @@ import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { WebhooksCoreModule } from '../webhooks-core.module';
 import { CachedLiveSecrets } from './cached-live-secrets';
 import { DELIVERY_QUEUE } from './delivery-job';
-import { DELIVERY_SENDER } from './delivery-sender';
+import { DELIVERY_SENDER } from './cached-live-secrets';
 import { DeliveryQueue, deliveryQueueOptions } from './delivery-queue.service';
 import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
