@@ -1,6 +1,9 @@
 // Benchmark (c): one event fanned out to 1,000 endpoints of one community (each with its own
 // secret) by one worker process: time from the event's commit to the last delivery received and
-// to the last attempt recorded. Setup: see bench/delivery-harness.mjs.
+// to the last attempt recorded. The floor has no fan-out round: beside it, in the same invocation,
+// runs the floor's deliver round with as many jobs as endpoints, and the ratio compares the time
+// the floor takes to deliver that many jobs with the service's time to its last receipt.
+// Setup: see bench/delivery-harness.mjs.
 //
 //   node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (1000)
 import { performance } from 'node:perf_hooks';
@@ -13,9 +16,12 @@ import {
   startWorker,
   until,
 } from './delivery-harness.mjs';
+import { ratio, runFloor } from './lib/floor.mjs';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 1_000);
 
+const floor = await runFloor('floor-delivery.mjs', { ONLY: 'deliver', ROUNDS: '1', JOBS: String(ENDPOINTS) });
+const floorMs = Math.round((ENDPOINTS / floor.deliveriesPerSecond) * 1000);
 const env = await benchEnvironment();
 const receiver = await startReceiver();
 let worker;
@@ -49,10 +55,15 @@ try {
   console.log(
     JSON.stringify({
       benchmark: 'delivery-fanout',
+      date: new Date().toISOString().slice(0, 10),
       endpoints: ENDPOINTS,
-      lastReceiptMs: Math.round(lastReceiptMs),
-      lastAttemptRecordedMs: Math.round(lastRecordedMs),
-      workerPeakRssMiB: worker.peakRssMiB(),
+      service: {
+        lastReceiptMs: Math.round(lastReceiptMs),
+        lastAttemptRecordedMs: Math.round(lastRecordedMs),
+        workerPeakRssMiB: worker.peakRssMiB(),
+      },
+      floor: { deliverJobsMs: floorMs, deliveriesPerSecond: Math.round(floor.deliveriesPerSecond) },
+      ratio: ratio(floorMs, lastReceiptMs),
       loadAverage: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(1))),
     }),
   );

@@ -111,13 +111,21 @@ export async function seedEndpoints(db, count, targetUrl) {
   return { communityId, endpointIds };
 }
 
-/** Writes `count` tweet.created events (about 500-byte bodies) in one transaction; returns their ids. */
-export async function insertEvents(db, communityId, count) {
+/**
+ * Writes `count` tweet.created events (about 500-byte bodies) in one transaction; returns their ids.
+ * `communityIds` may be one id or several: the events then take them in turn (round-robin in
+ * outbox order, as many communities' writes interleave in a real service).
+ */
+export async function insertEvents(db, communityIds, count) {
+  const communities = Array.isArray(communityIds) ? communityIds : [communityIds];
   const ids = [];
+  const owners = [];
   const payloads = [];
   for (let n = 0; n < count; n++) {
     const id = `msg_${nextUlid()}`;
+    const communityId = communities[n % communities.length];
     ids.push(id);
+    owners.push(communityId);
     payloads.push(
       JSON.stringify({
         id,
@@ -138,8 +146,8 @@ export async function insertEvents(db, communityId, count) {
   }
   await db.query(
     `INSERT INTO outbox_events (community_id, message_id, event_type, payload)
-     SELECT $1, unnest($2::text[]), 'tweet.created', unnest($3::jsonb[])`,
-    [communityId, ids, payloads],
+     SELECT unnest($1::uuid[]), unnest($2::text[]), 'tweet.created', unnest($3::jsonb[])`,
+    [owners, ids, payloads],
   );
   return ids;
 }

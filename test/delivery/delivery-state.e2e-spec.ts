@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { newMessageId } from '../../src/modules/events/event-body';
 import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
 import type { DeliveryJobData } from '../../src/modules/webhooks/worker/delivery-job';
+import { deliveryJobId } from '../../src/modules/webhooks/worker/delivery-job';
+import { DeliveryQueue } from '../../src/modules/webhooks/worker/delivery-queue.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
 import { createTestApp, TestApp } from '../utils/app';
@@ -113,6 +115,48 @@ describe('delivery state', () => {
     expect(receiver.at(endpoint.path)).toHaveLength(1);
     const rows = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
     expect(rows.map((r) => [r.attempt, r.status])).toEqual([[1, 'SUCCESS']]);
+  });
+
+  it('sends a due attempt whose job BullMQ itself failed (a finished job id does not block the re-queue)', async () => {
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointFor(community.id);
+    const event = await relayedEvent(community.id);
+    // not due yet: only the job below runs for now
+    const row = await api.prisma.webhookDelivery.create({
+      data: {
+        communityId: community.id,
+        endpointId: endpoint.id,
+        messageId: event.messageId,
+        eventType: 'tweet.created',
+        attempt: 1,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+      },
+    });
+    // a job with the attempt's id that fails for a reason of its own (its claim cannot run) and
+    // has no tries left: BullMQ keeps it in its failed set, as after retries spent on a database outage
+    const queue = worker.context.get(DeliveryQueue).queue;
+    const jobId = deliveryJobId(event.messageId, endpoint.id, 1);
+    await queue.add(
+      'tweet.created',
+      {
+        communityId: 'not-a-uuid',
+        endpointId: endpoint.id,
+        messageId: event.messageId,
+        eventType: 'tweet.created',
+        attempt: 1,
+        outboxId: event.outboxId,
+        payload: event.payload as DeliveryJobData['payload'],
+      },
+      { jobId, attempts: 1 },
+    );
+    await waitFor('BullMQ to fail the job', async () => (await queue.getJobState(jobId)) === 'failed');
+
+    await api.prisma.webhookDelivery.update({ where: { id: row.id }, data: { nextAttemptAt: new Date() } });
+    await waitFor('the swept attempt to succeed', async () => {
+      const current = await api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: row.id } });
+      return current.status === 'SUCCESS';
+    });
+    expect(receiver.at(endpoint.path)).toHaveLength(1);
   });
 
   it('closes a claim whose worker died as FAILED with an unknown outcome and sends the next attempt', async () => {

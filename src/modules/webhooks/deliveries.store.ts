@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { GroupCommit } from '../../common/batching/group-commit';
 import type { DeliveryStatus } from '../../generated/prisma/enums';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import type { EventBody } from '../events/event-body';
@@ -120,11 +121,88 @@ interface ClaimRow extends EndpointState {
   request_id: string | null;
 }
 
+interface BatchClaimRow extends ClaimRow {
+  endpoint_id: string;
+  message_id: string;
+  attempt: number;
+}
+
+/** A claimed attempt's outcome, to close its row (and write its retry, if any). */
+interface Finish {
+  id: string;
+  communityId: string;
+  result: SendResult;
+  next: NextAttempt | null;
+}
+
+/**
+ * How many claim (or finish) statements run at once: a worker's jobs share them, each statement
+ * carrying every call made while the others ran (see GroupCommit). Two keep one statement on the
+ * wire while the other's results come back, and leave the rest of the pool to everything else.
+ */
+const HOT_PATH_BATCHES = 2;
+const HOT_PATH_BATCH_SIZE = 500;
+
+/** What a re-sent attempt needs to become a queue job: the event body comes from the outbox. */
+export interface ResentAttempt extends DeliveryView {
+  outboxId: string;
+  payload: EventBody;
+}
+
+interface ResentRow {
+  id: string;
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  attempt: number;
+  status: DeliveryView['status'];
+  created_at: Date;
+  updated_at: Date;
+  next_attempt_at: Date | null;
+  request_id: string | null;
+  outbox_id: bigint;
+  payload: EventBody;
+}
+
+function toResent(row: ResentRow): ResentAttempt {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    messageId: row.message_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    status: row.status,
+    responseStatus: null,
+    responseBody: null,
+    durationMs: null,
+    error: null,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    nextAttemptAt: row.next_attempt_at,
+    requestId: row.request_id,
+    outboxId: String(row.outbox_id),
+    payload: row.payload,
+  };
+}
+
 /** What a closed attempt whose worker died says: the request may or may not have reached the target. */
 export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
 
 @Injectable()
 export class DeliveriesStore {
+  /** The worker's claims and finishes go to PostgreSQL in shared statements (group commit). */
+  private readonly claims = new GroupCommit<AttemptKey, AttemptClaim | null>(
+    (keys) => this.claimBatch(keys),
+    {
+      maxConcurrentBatches: HOT_PATH_BATCHES,
+      maxBatchSize: HOT_PATH_BATCH_SIZE,
+    },
+  );
+  private readonly finishes = new GroupCommit<Finish, boolean>((items) => this.finishBatch(items), {
+    maxConcurrentBatches: HOT_PATH_BATCHES,
+    maxBatchSize: HOT_PATH_BATCH_SIZE,
+  });
+
   constructor(private readonly prisma: PrismaService) {}
 
   /**
@@ -154,6 +232,56 @@ export class DeliveriesStore {
    * is claimed when the endpoint is paused, disabled or gone.
    */
   async claim(key: AttemptKey): Promise<AttemptClaim> {
+    return (await this.claims.call(key)) ?? this.claimOne(key);
+  }
+
+  /**
+   * The common case of many claims in one statement: attempts whose row is there, PENDING,
+   * unclaimed and not locked by anyone else, on an endpoint that takes deliveries. Each of those
+   * gets its claim; any other key answers null and goes through claimOne, which tells the rare
+   * cases apart (no row yet, claimed already, paused, disabled, deleted). Rows are locked with SKIP
+   * LOCKED in one pass, so two batches never wait on each other, and a key that appears twice is
+   * claimed for its first call only.
+   *
+   * The rows are found by their unique key alone, and their state is read from the locked row
+   * (current: nobody can change it before the UPDATE): with `status = 'PENDING' AND started_at IS
+   * NULL` on the table in either step, a planner whose statistics lag a burst of new rows reads the
+   * whole due-attempts partial index instead (10 ms for 20,000 waiting rows, measured, against 0.3 ms).
+   */
+  private async claimBatch(keys: readonly AttemptKey[]): Promise<(AttemptClaim | null)[]> {
+    const rows = await this.prisma.$queryRaw<BatchClaimRow[]>`
+      WITH wanted AS (
+        SELECT * FROM unnest(${keys.map((k) => k.communityId)}::uuid[], ${keys.map((k) => k.endpointId)}::uuid[],
+                             ${keys.map((k) => k.messageId)}::text[], ${keys.map((k) => k.attempt)}::int[])
+          AS w(community_id, endpoint_id, message_id, attempt)
+      ), target AS (
+        SELECT d.id, d.status, d.started_at FROM wanted w
+        JOIN webhook_endpoints e ON e.community_id = w.community_id AND e.id = w.endpoint_id
+        JOIN webhook_deliveries d
+          ON d.endpoint_id = w.endpoint_id AND d.message_id = w.message_id AND d.attempt = w.attempt
+        WHERE e.is_active AND e.disabled_at IS NULL
+        FOR UPDATE OF d SKIP LOCKED
+      ), claimed AS (
+        UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
+        FROM target t WHERE d.id = t.id AND t.status = 'PENDING' AND t.started_at IS NULL
+        RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
+      )
+      SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
+             e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at
+      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`;
+    const byKey = new Map(rows.map((r) => [`${r.endpoint_id}.${r.message_id}.${r.attempt}`, r]));
+    return keys.map((key) => {
+      const k = `${key.endpointId}.${key.messageId}.${key.attempt}`;
+      const row = byKey.get(k);
+      if (!row) return null;
+      byKey.delete(k); // a duplicate call of the same attempt must not send it twice
+      const { delivery_id, request_id, endpoint_id: _e, message_id: _m, attempt: _a, ...endpoint } = row;
+      return { endpoint, deliveryId: delivery_id, requestId: request_id };
+    });
+  }
+
+  /** One claim in one statement: also inserts a missing row claimed, and reports why nothing was claimed. */
+  private async claimOne(key: AttemptKey): Promise<AttemptClaim> {
     const { communityId, endpointId, messageId, eventType, attempt } = key;
     const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH endpoint AS (
@@ -163,7 +291,8 @@ export class DeliveriesStore {
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
         FROM endpoint e
         WHERE e.is_active AND e.disabled_at IS NULL
-          AND d.endpoint_id = e.id AND d.message_id = ${messageId} AND d.attempt = ${attempt}
+          AND d.id = (SELECT id FROM webhook_deliveries
+                      WHERE endpoint_id = e.id AND message_id = ${messageId} AND attempt = ${attempt})
           AND d.status = 'PENDING' AND d.started_at IS NULL
         RETURNING d.id, d.request_id
       ), inserted AS (
@@ -190,30 +319,38 @@ export class DeliveriesStore {
    * Returns false when the row was no longer PENDING (the sweep closed it as OUTCOME_UNKNOWN after
    * a send that outlived its claim; that row, and the retry the sweep scheduled, stand).
    */
-  async finish(
-    id: string,
-    communityId: string,
-    result: SendResult,
-    next: NextAttempt | null,
-  ): Promise<boolean> {
-    const rows = await this.prisma.$queryRaw<{ closed: number }[]>`
-      WITH closed AS (
-        UPDATE webhook_deliveries
-        SET status = ${result.ok ? 'SUCCESS' : 'FAILED'}::"DeliveryStatus", response_status = ${result.status},
-            response_body = ${result.responseBody}, duration_ms = ${result.durationMs}, error = ${result.error},
-            next_attempt_at = NULL, updated_at = now()
-        WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid AND status = 'PENDING'
-        RETURNING community_id, endpoint_id, message_id, event_type, attempt, request_id
+  finish(id: string, communityId: string, result: SendResult, next: NextAttempt | null): Promise<boolean> {
+    return this.finishes.call({ id, communityId, result, next });
+  }
+
+  /** Closes many claimed attempts, and writes their retries, in one statement (see finish). */
+  private async finishBatch(items: readonly Finish[]): Promise<boolean[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH outcome AS (
+        SELECT * FROM unnest(${items.map((f) => f.id)}::uuid[], ${items.map((f) => f.communityId)}::uuid[],
+                             ${items.map((f) => (f.result.ok ? 'SUCCESS' : 'FAILED'))}::"DeliveryStatus"[],
+                             ${items.map((f) => f.result.status)}::int[], ${items.map((f) => f.result.responseBody)}::text[],
+                             ${items.map((f) => f.result.durationMs)}::int[], ${items.map((f) => f.result.error)}::text[],
+                             ${items.map((f) => f.next?.attempt ?? null)}::int[], ${items.map((f) => f.next?.delayMs ?? null)}::bigint[])
+          AS o(id, community_id, status, response_status, response_body, duration_ms, error, next_attempt, delay_ms)
+      ), closed AS (
+        UPDATE webhook_deliveries d
+        SET status = o.status, response_status = o.response_status, response_body = o.response_body,
+            duration_ms = o.duration_ms, error = o.error, next_attempt_at = NULL, updated_at = now()
+        FROM outcome o
+        WHERE d.community_id = o.community_id AND d.id = o.id AND d.status = 'PENDING'
+        RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, o.next_attempt, o.delay_ms
       ), retry AS (
         INSERT INTO webhook_deliveries
           (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
-        SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, ${next?.attempt ?? 0}, 'PENDING',
-               now() + ${next?.delayMs ?? 0} * interval '1 millisecond', request_id, now()
-        FROM closed WHERE ${next !== null}
+        SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, next_attempt, 'PENDING',
+               now() + delay_ms * interval '1 millisecond', request_id, now()
+        FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       )
-      SELECT count(*)::int AS closed FROM closed`;
-    return rows[0].closed > 0;
+      SELECT id FROM closed`;
+    const closed = new Set(rows.map((r) => r.id));
+    return items.map((f) => closed.has(f.id));
   }
 
   /** A queued attempt whose endpoint was paused, disabled or deleted meanwhile: its waiting row says so. */
@@ -412,5 +549,96 @@ export class DeliveriesStore {
       total,
       hasMore: query.offset + rows.length < total,
     };
+  }
+
+  // Resend and recover (issue 10 §5): every statement is scoped by community AND endpoint; the new
+  // attempt is written PENDING and due now, so that if the enqueue that follows is lost, the sweep
+  // still sends it.
+
+  /** The event a delivery belongs to, and whether its body is still stored; null: no such delivery here. */
+  async findResendSource(
+    communityId: string,
+    endpointId: string,
+    deliveryId: string,
+  ): Promise<{ messageId: string; bodyStored: boolean } | null> {
+    const rows = await this.prisma.$queryRaw<{ message_id: string; body_stored: boolean }[]>`
+    SELECT d.message_id,
+           -- a test delivery keeps its body for the log, but is sent again through the test route
+           d.event_type <> 'webhook.test'
+             AND EXISTS (SELECT 1 FROM outbox_events o
+                         WHERE o.message_id = d.message_id AND o.community_id = d.community_id) AS body_stored
+    FROM webhook_deliveries d
+    WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
+      AND d.id = ${deliveryId}::uuid`;
+    return rows[0] ? { messageId: rows[0].message_id, bodyStored: rows[0].body_stored } : null;
+  }
+
+  /**
+   * Writes the next attempt of (messageId, endpoint): one higher than the highest so far. Two
+   * concurrent resends compute the same number; the unique key lets one win and the other gets
+   * null (the caller tries again).
+   */
+  async insertResendAttempt(
+    communityId: string,
+    endpointId: string,
+    messageId: string,
+  ): Promise<ResentAttempt | null> {
+    const rows = await this.prisma.$queryRaw<ResentRow[]>`
+    WITH event AS (
+      SELECT o.id, o.event_type, o.payload FROM outbox_events o
+      WHERE o.message_id = ${messageId} AND o.community_id = ${communityId}::uuid
+    ), inserted AS (
+      INSERT INTO webhook_deliveries
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
+      SELECT ${randomUUID()}::uuid, ${communityId}::uuid, ${endpointId}::uuid, ${messageId}, event.event_type,
+             (SELECT max(d.attempt) FROM webhook_deliveries d
+              WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}) + 1,
+             'PENDING', now(), now(),
+             (SELECT d.request_id FROM webhook_deliveries d
+              WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}
+              ORDER BY d.attempt DESC LIMIT 1)
+      FROM event
+      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      RETURNING id, endpoint_id, message_id, event_type, attempt, status, created_at, updated_at, next_attempt_at, request_id
+    )
+    SELECT i.*, event.id AS outbox_id, event.payload FROM inserted i CROSS JOIN event`;
+    return rows[0] ? toResent(rows[0]) : null;
+  }
+
+  /**
+   * Recover: for every event of the endpoint whose LATEST attempt is FAILED and was created in
+   * [since, until), writes that attempt + 1 as PENDING, in one statement. An event that already has
+   * a newer attempt (a PENDING one from an earlier recover, a scheduled retry, a resend) is not
+   * touched, so calling recover twice queues each event once. Events whose body is no longer
+   * stored cannot be sent again and are left out.
+   */
+  async insertRecoverAttempts(
+    communityId: string,
+    endpointId: string,
+    since: Date,
+    until: Date,
+  ): Promise<ResentAttempt[]> {
+    const rows = await this.prisma.$queryRaw<ResentRow[]>`
+    WITH failed AS (
+      SELECT d.message_id, d.event_type, d.attempt, d.request_id, o.id AS outbox_id, o.payload
+      FROM webhook_deliveries d
+      JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
+      WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
+        AND d.status = 'FAILED' AND d.created_at >= ${since} AND d.created_at < ${until}
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
+                        WHERE n.endpoint_id = d.endpoint_id AND n.message_id = d.message_id
+                          AND n.attempt > d.attempt)
+    ), inserted AS (
+      INSERT INTO webhook_deliveries
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
+      SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, f.message_id, f.event_type,
+             f.attempt + 1, 'PENDING', now(), now(), f.request_id
+      FROM failed f
+      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      RETURNING id, endpoint_id, message_id, event_type, attempt, status, created_at, updated_at, next_attempt_at, request_id
+    )
+    SELECT i.*, f.outbox_id, f.payload FROM inserted i JOIN failed f ON f.message_id = i.message_id
+    ORDER BY i.message_id`;
+    return rows.map(toResent);
   }
 }

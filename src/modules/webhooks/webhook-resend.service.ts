@@ -1,13 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
-import { PrismaService } from '../../prisma/prisma.service';
+import { DeliveriesStore, ResentAttempt } from './deliveries.store';
 import type { DeliveryView } from './delivery/delivery-log.service';
-import {
-  findResendSource,
-  insertRecoverAttempts,
-  insertResendAttempt,
-  ResentAttempt,
-} from './delivery/resend-store';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { DeliveryQueue } from './worker/delivery-queue.service';
 
@@ -28,21 +22,21 @@ export class WebhookResendService {
   private readonly logger = new Logger(WebhookResendService.name);
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly deliveries: DeliveriesStore,
     private readonly endpoints: WebhookEndpointsService,
     private readonly queue: DeliveryQueue,
   ) {}
 
   async resend(communityId: string, endpointId: string, deliveryId: string): Promise<DeliveryView> {
     await this.endpointTakingDeliveries(communityId, endpointId);
-    const source = await findResendSource(this.prisma, communityId, endpointId, deliveryId);
+    const source = await this.deliveries.findResendSource(communityId, endpointId, deliveryId);
     if (!source) throw Errors.notFound('Webhook delivery');
     if (!source.bodyStored)
       throw Errors.conflict(
         'This event cannot be resent: a test delivery is sent again through the test route, and an event past the retention has no stored body',
       );
     for (let tries = 1; ; tries++) {
-      const attempt = await insertResendAttempt(this.prisma, communityId, endpointId, source.messageId);
+      const attempt = await this.deliveries.insertResendAttempt(communityId, endpointId, source.messageId);
       if (attempt) {
         await this.enqueue(communityId, [attempt]);
         return view(attempt);
@@ -65,7 +59,7 @@ export class WebhookResendService {
         'since',
       );
     await this.endpointTakingDeliveries(communityId, endpointId);
-    const attempts = await insertRecoverAttempts(this.prisma, communityId, endpointId, since, until);
+    const attempts = await this.deliveries.insertRecoverAttempts(communityId, endpointId, since, until);
     await this.enqueue(communityId, attempts);
     return { queued: attempts.length };
   }

@@ -33,3 +33,6 @@ export class CachedLiveSecrets implements LiveSecretsSource {
     return secrets;
   }
 }
+
+/** DI token of the worker's WebhookSender, the one that signs with CachedLiveSecrets. */
+export const DELIVERY_SENDER = Symbol('DELIVERY_SENDER');

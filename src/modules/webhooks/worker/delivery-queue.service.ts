@@ -40,6 +40,26 @@ export class DeliveryQueue {
     }
   }
 
+  /**
+   * The sweep's re-add of attempts that are due in PostgreSQL but have no live job. A job id that
+   * survives only as a finished job (one BullMQ itself failed after its retries, while the database
+   * was down, say) would make the add a no-op and leave the attempt waiting forever: such finished
+   * jobs are removed first (one look per page, sent at once; a live job is never touched).
+   */
+  async requeue(jobs: DeliveryJobData[]): Promise<void> {
+    const ids = jobs.map((j) => deliveryJobId(j.messageId, j.endpointId, j.attempt));
+    // sent together: the connection carries them in one round trip
+    const states = await Promise.all(ids.map((id) => this.queue.getJobState(id)));
+    const finished = ids.filter((_, n) => states[n] === 'failed' || states[n] === 'completed');
+    for (const id of finished) await this.queue.remove(id);
+    if (finished.length > 0)
+      this.logger.warn({
+        msg: 'finished jobs of waiting deliveries removed to queue them again',
+        jobs: finished.length,
+      });
+    await this.addAll(jobs);
+  }
+
   async addDelayed(data: DeliveryJobData, delayMs: number): Promise<void> {
     await this.queue.add(data.eventType, data, {
       jobId: deliveryJobId(data.messageId, data.endpointId, data.attempt),

@@ -109,7 +109,7 @@ export class DeliverySweep {
           const jobs = due.filter((d) => d.payload !== null).map(toJob);
           if (jobs.length > 0) {
             // Redis down: stop here; the PENDING rows wait for the next sweep
-            const added = await this.queue.addAll(jobs).then(
+            const added = await this.queue.requeue(jobs).then(
               () => true,
               (err: Error) => {
                 this.logger.warn({ msg: 'sweep could not re-queue due deliveries', error: err.message });

@@ -7,7 +7,7 @@ import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { WebhooksCoreModule } from '../webhooks-core.module';
 import { CachedLiveSecrets } from './cached-live-secrets';
 import { DELIVERY_QUEUE } from './delivery-job';
-import { DELIVERY_SENDER } from './delivery-sender';
+import { DELIVERY_SENDER } from './cached-live-secrets';
 import { DeliveryQueue, deliveryQueueOptions } from './delivery-queue.service';
 import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
@@ -15,6 +15,7 @@ import { deliveryProcessorProvider } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
 import { EndpointSlots } from './endpoint-slots';
 import { OutboxRelay } from './outbox-relay.service';
+import { OutboxWakeups } from './outbox-wakeups';
 import { OutboxRetention } from './outbox-retention.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
@@ -39,6 +40,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     },
     DeliveryQueue,
     OutboxRelay,
+    OutboxWakeups,
     OutboxRetention,
     EndpointHealth,
     EndpointSlots,

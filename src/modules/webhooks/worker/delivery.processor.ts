@@ -6,7 +6,7 @@ import { DeliveriesStore } from '../deliveries.store';
 import { WebhookSender } from '../delivery/webhook-sender.service';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
-import { DELIVERY_SENDER } from './delivery-sender';
+import { DELIVERY_SENDER } from './cached-live-secrets';
 import { EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
 import { workerConnection } from './redis-connections';

@@ -89,9 +89,9 @@ export class EndpointSlots implements OnApplicationShutdown {
     this.capacity = config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT;
     this.leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
     this.keyPrefix = `${config.REDIS_KEY_PREFIX}:endpoint-slots`;
-    // its own connection that waits out a Redis restart, like the consumer's
-    // its own connection: it waits out a Redis restart instead of failing the job
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+    // its own connection: it waits out a Redis restart instead of failing the job; the scripts of
+    // every job that starts or ends in one turn of the event loop share one round trip
+    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, enableAutoPipelining: true });
     redis.defineCommand('cpSlotAcquire', { numberOfKeys: 2, lua: ACQUIRE_LUA });
     redis.defineCommand('cpSlotPark', { numberOfKeys: 2, lua: PARK_LUA });
     redis.defineCommand('cpSlotRelease', { numberOfKeys: 2, lua: RELEASE_LUA });

@@ -6,6 +6,7 @@ import { DeliveriesStore } from '../deliveries.store';
 import { SubscribedEndpoint, WebhookEndpointsStore } from '../webhook-endpoints.store';
 import type { DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
+import { OutboxWakeups } from './outbox-wakeups';
 
 /** Outbox rows locked per transaction. */
 export const RELAY_BATCH_SIZE = 200;
@@ -41,12 +42,15 @@ export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  /** Events committed while a batch ran: the next pause returns at once. */
+  private committedMeanwhile = false;
 
   constructor(
     private readonly prisma: PrismaService,
     private readonly endpoints: WebhookEndpointsStore,
     private readonly deliveries: DeliveriesStore,
     private readonly queue: DeliveryQueue,
+    private readonly wakeups: OutboxWakeups,
     private readonly config: AppConfig,
   ) {}
 
@@ -54,31 +58,42 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    void this.wakeups.listen(() => this.eventsCommitted());
   }
 
   async stop(): Promise<void> {
     this.running = false;
+    await this.wakeups.stop();
     this.wake?.();
     await this.loop;
   }
 
+  private eventsCommitted(): void {
+    if (this.wake) this.wake();
+    else this.committedMeanwhile = true;
+  }
+
   /**
-   * Polls again at once while batches come back non-empty; when idle, the wait doubles from 5 ms
-   * up to OUTBOX_POLL_INTERVAL, so a steady stream is relayed within milliseconds while an idle
-   * worker costs one indexed query per interval.
+   * Polls again at once while batches come back non-empty, and wakes as soon as PostgreSQL notifies
+   * a commit of outbox events (OutboxWakeups); when idle, the wait doubles from 5 ms up to
+   * OUTBOX_POLL_INTERVAL, a backstop for a lost notification that costs one indexed query per
+   * interval.
    */
   private async run(): Promise<void> {
     let idleDelay = FIRST_IDLE_DELAY_MS;
     let errorDelay = FIRST_IDLE_DELAY_MS * 20;
+    // after a full batch or a commit notification there is work: skip the look and take a batch
+    let workLikely = true;
     while (this.running) {
       try {
-        const relayed = (await this.hasUnrelayed()) ? await this.relayBatch() : 0;
+        const relayed = workLikely || (await this.hasUnrelayed()) ? await this.relayBatch() : 0;
         errorDelay = FIRST_IDLE_DELAY_MS * 20;
         if (relayed > 0) {
           idleDelay = FIRST_IDLE_DELAY_MS;
+          workLikely = true;
           continue;
         }
-        await this.pause(idleDelay);
+        workLikely = await this.pause(idleDelay);
         idleDelay = Math.min(idleDelay * 2, Math.max(this.config.outboxPollIntervalMs, FIRST_IDLE_DELAY_MS));
       } catch (err) {
         this.logger.warn(`outbox relay failed, will retry: ${(err as Error).message}`);
@@ -137,14 +152,21 @@ export class OutboxRelay {
     return taken.length;
   }
 
-  private pause(ms: number): Promise<void> {
+  /** Waits `ms`, or less when events are committed meanwhile; resolves true when they were. */
+  private pause(ms: number): Promise<boolean> {
+    if (this.committedMeanwhile || !this.running) {
+      const committed = this.committedMeanwhile;
+      this.committedMeanwhile = false;
+      return Promise.resolve(committed);
+    }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = (committed: boolean) => {
         clearTimeout(timer);
-        resolve();
-      }
-      this.wake = done;
+        this.wake = undefined;
+        resolve(committed);
+      };
+      const timer = setTimeout(() => done(false), ms);
+      this.wake = () => done(true);
     });
   }
 }

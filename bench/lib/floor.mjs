@@ -1,0 +1,74 @@
+// The floor of this machine, measured in the same invocation as the service (a speed figure counts
+// only as a ratio to it: these machines differ by 2x from one day to the next). Runs a round of
+// ../shared/bench-floor (the nearest `shared/bench-floor` up the tree; FLOOR_DIR to point elsewhere) and returns the one JSON line it prints.
+// The floor folder may be read-only and come without node_modules: it is then copied once into the
+// temp directory and installed there with `npm install` (never `npm ci`, see its README).
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const SOURCE = resolve(process.env.FLOOR_DIR ?? nearestFloor(ROOT));
+
+/** `shared/bench-floor` beside the checkout or beside one of its parents (a git worktree's). */
+function nearestFloor(from) {
+  for (let dir = from; dirname(dir) !== dir; dir = dirname(dir)) {
+    const candidate = join(dirname(dir), 'shared', 'bench-floor');
+    if (existsSync(candidate)) return candidate;
+  }
+  return join(from, '..', 'shared', 'bench-floor');
+}
+
+/** A folder with the floor's scripts and their dependencies installed. */
+function floorDir() {
+  if (!existsSync(join(SOURCE, 'floor-delivery.mjs')))
+    throw new Error(`no floor at ${SOURCE}: set FLOOR_DIR to the shared bench-floor folder`);
+  if (existsSync(join(SOURCE, 'node_modules'))) return SOURCE;
+  const lock = readFileSync(join(SOURCE, 'package-lock.json'));
+  const dir = join(
+    tmpdir(),
+    `cp-bench-floor-${createHash('sha256').update(lock).digest('hex').slice(0, 12)}`,
+  );
+  if (!existsSync(join(dir, 'node_modules'))) {
+    cpSync(SOURCE, dir, { recursive: true, filter: (p) => !p.includes('/results') });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund'], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+  return dir;
+}
+
+/**
+ * Runs `node <script>` of the floor with `env` and resolves with its last JSON line (the floor's
+ * figures); its progress lines go to stderr so that this script's own stdout stays one JSON line.
+ */
+export function runFloor(script, env) {
+  const cwd = floorDir();
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env } });
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      process.stderr.write(chunk);
+    });
+    child.stderr.pipe(process.stderr);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('{'));
+      if (code !== 0 || !line) reject(new Error(`the floor (${script}) exited ${code} without its figures`));
+      else resolvePromise(JSON.parse(line));
+    });
+  });
+}
+
+/** service / floor, two decimals: the only speed figure that survives a change of machine. */
+export function ratio(service, floor) {
+  return Number((service / floor).toFixed(2));
+}
