@@ -1,34 +1,37 @@
-// Benchmark: GET /api/sdk/tweets?limit=20 with X-Api-Key, for a community of 100,000 tweets in a
-// table of 300,000 (two other communities hold 100,000 each). Target: p99 < 20 ms at 16 connections.
+// Benchmark: GET /api/sdk/tweets?page=1&limit=20 with X-Api-Key, for a community of 100,000 tweets
+// in a table of 300,000 (two other communities hold 100,000 each), side by side with the floor's
+// "auth + page, cached count" variant (../shared/bench-floor/floor-read.mjs) in the same invocation:
+// the floor measures both identically (autocannon and wrk, 16 connections, 3 s warm-up + 15 s) and
+// this script prints service, floor, ratio, p50, p99 and peak RSS as one JSON line.
+// Targets: ratio >= 0.6, p99 < 20 ms, API peak RSS < 200 MiB.
 //
-//   node bench/tweets-list.mjs --prepare      # create, migrate and seed the bench database, then exit
-//   DATABASE_URL=<bench db> PORT=3100 node <build>/main.js &   # the API under test
-//   BENCH_URL=http://127.0.0.1:3100 node bench/tweets-list.mjs
+//   npm run build && node bench/tweets-list.mjs            # seeds cp_bench once, starts the API from dist/
+//   node bench/tweets-list.mjs --prepare                   # only create, migrate and seed the database
 //
 // Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench: created, migrated and seeded
-// when it has no bench community yet; an existing seed is reused), BENCH_URL (default
-// http://127.0.0.1:3000), BENCH_CONNECTIONS (16), BENCH_DURATION (15 s), BENCH_WARMUP (3 s).
+// when it has no bench community yet; an existing seed is reused), BENCH_PORT (3500), BENCH_ROUNDS (1).
 // Seeding is set-based (generate_series); the statement-level triggers keep the counters exact.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
+
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
+import { ratio, runFloor } from './lib/floor.mjs';
 
-const require = createRequire(import.meta.url);
-const autocannon = require('autocannon');
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cp_bench';
-const BENCH_URL = (process.env.BENCH_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const DURATION = Number(process.env.BENCH_DURATION ?? 15);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const PORT = Number(process.env.BENCH_PORT ?? 3500);
+const BENCH_URL = `http://127.0.0.1:${PORT}`;
+const ROUNDS = process.env.BENCH_ROUNDS ?? '1';
 const TWEETS_PER_COMMUNITY = 100_000;
 const SLUGS = ['bench-tweets', 'bench-other-1', 'bench-other-2'];
 const TARGET_P99_MS = 20;
+const TARGET_RATIO = 0.6;
+const TARGET_RSS_MIB = 200;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 async function ensureDatabase() {
@@ -91,13 +94,61 @@ async function seed(db) {
   return { communityId: ids[0], ownerId };
 }
 
-function load(apiKey, seconds) {
-  return autocannon({
-    url: `${BENCH_URL}/api/sdk/tweets?limit=20`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers: { 'x-api-key': apiKey, accept: 'application/json' },
+/** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
+async function startApi() {
+  const child = spawn(process.execPath, [resolve(ROOT, 'dist/main.js')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${BENCH_URL}/api/health/live`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the API did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+/** Peak resident set size of a process so far, in MiB (VmHWM), as the floor reads it. */
+function peakRssMiB(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM'));
+  return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
+}
+
+/** Reads one variant's line of floor-read's output: "<name> #1: autocannon N rps p50 A p99 B ms | wrk M rps p50 C p99 D ms | RSS R MiB (peak P)". */
+function figures(lines, name) {
+  const line = lines.find((l) => l.startsWith(name));
+  if (!line) throw new Error(`the floor printed no "${name}" line`);
+  const n = (re) => Number(line.match(re)[1]);
+  return {
+    autocannon: {
+      rps: n(/autocannon ([\d.]+) rps/),
+      p50Ms: n(/autocannon [\d.]+ rps p50 ([\d.]+)/),
+      p99Ms: n(/autocannon [\d.]+ rps p50 [\d.]+ p99 ([\d.]+)/),
+    },
+    wrk: {
+      rps: n(/wrk ([\d.]+) rps/),
+      p50Ms: n(/wrk [\d.]+ rps p50 ([\d.]+)/),
+      p99Ms: n(/wrk [\d.]+ rps p50 [\d.]+ p99 ([\d.]+)/),
+    },
+    peakRssMiB: n(/\(peak ([\d.]+)\)/),
+  };
 }
 
 async function main() {
@@ -109,20 +160,44 @@ async function main() {
   await db.end();
   if (process.argv.includes('--prepare')) return console.log(`prepared ${DATABASE_URL}`);
 
-  const probe = await fetch(`${BENCH_URL}/api/sdk/tweets?limit=20`, { headers: { 'x-api-key': apiKey } });
-  const body = await probe.json();
-  if (probe.status !== 200 || body.data.total !== TWEETS_PER_COMMUNITY || body.data.items.length !== 20) {
-    throw new Error(`unexpected answer ${probe.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  const api = await startApi();
+  try {
+    const url = `${BENCH_URL}/api/sdk/tweets?page=1&limit=20`;
+    const probe = await fetch(url, { headers: { 'x-api-key': apiKey } });
+    const body = await probe.json();
+    if (probe.status !== 200 || body.data.total !== TWEETS_PER_COMMUNITY || body.data.items.length !== 20) {
+      throw new Error(`unexpected answer ${probe.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    }
+    const out = await runFloor(
+      'floor-read.mjs',
+      {
+        VARIANTS: 'cached',
+        ROUNDS,
+        COMPARE_URL: url,
+        COMPARE_KEY: apiKey,
+        COMPARE_PID: String(api.pid),
+      },
+      { allLines: true },
+    );
+    const floor = figures(out.lines, 'GET /tweets: auth + page, cached count');
+    const service = figures(out.lines, 'compare:');
+    service.peakRssMiB = Math.max(service.peakRssMiB, peakRssMiB(api.pid));
+    const r = ratio(service.wrk.rps, floor.wrk.rps);
+    console.log(
+      JSON.stringify({
+        benchmark: 'tweets-list',
+        date: new Date().toISOString().slice(0, 10),
+        route: 'GET /api/sdk/tweets?page=1&limit=20 (X-Api-Key), 16 connections',
+        service,
+        floor,
+        ratio: r,
+        targets: `ratio >= ${TARGET_RATIO}, p99 < ${TARGET_P99_MS} ms, peak RSS < ${TARGET_RSS_MIB} MiB`,
+        pass: r >= TARGET_RATIO && service.wrk.p99Ms < TARGET_P99_MS && service.peakRssMiB < TARGET_RSS_MIB,
+      }),
+    );
+  } finally {
+    api.kill('SIGTERM');
   }
-  await load(apiKey, WARMUP);
-  const result = await load(apiKey, DURATION);
-  const ok = result.non2xx === 0 && result.errors === 0 && result.timeouts === 0;
-  console.log(
-    `GET /api/sdk/tweets?limit=20, ${CONNECTIONS} connections, ${DURATION} s after ${WARMUP} s warm-up:\n` +
-      `  req/s ${result.requests.average.toFixed(0)}  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms` +
-      `  (requests ${result.requests.total}, non-2xx ${result.non2xx}, errors ${result.errors})\n` +
-      `  target p99 < ${TARGET_P99_MS} ms: ${ok && result.latency.p99 < TARGET_P99_MS ? 'met' : 'MISSED'}`,
-  );
 }
 
 await main();
