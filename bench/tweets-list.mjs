@@ -22,7 +22,6 @@ import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
 import { ratio, runFloor } from './lib/floor.mjs';
 
-
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cp_bench';
 const PORT = Number(process.env.BENCH_PORT ?? 3500);
 const BENCH_URL = `http://127.0.0.1:${PORT}`;
