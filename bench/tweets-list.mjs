@@ -1,104 +1,34 @@
-// Benchmark: GET /api/sdk/tweets?limit=20 with X-Api-Key, for a community of 100,000 tweets in a
-// table of 300,000 (two other communities hold 100,000 each). Target: p99 < 20 ms at 16 connections.
+// Benchmark: GET /api/sdk/tweets?page=1&limit=20 with X-Api-Key, for a community of 100,000 tweets
+// in a table of 300,000 (two other communities hold 100,000 each), side by side with the floor's
+// "auth + page, cached count" variant (../shared/bench-floor/floor-read.mjs) in the same invocation:
+// the floor measures both identically (autocannon and wrk, 16 connections, 3 s warm-up + 15 s) and
+// this script prints service, floor, ratio, p50, p99 and peak RSS as one JSON line.
+// Targets: ratio >= 0.6, p99 < 20 ms, API peak RSS < 200 MiB.
 //
-//   node bench/tweets-list.mjs --prepare      # create, migrate and seed the bench database, then exit
-//   DATABASE_URL=<bench db> PORT=3100 node <build>/main.js &   # the API under test
-//   BENCH_URL=http://127.0.0.1:3100 node bench/tweets-list.mjs
+//   npm run build && node bench/tweets-list.mjs            # seeds cp_bench once, starts the API from dist/
+//   node bench/tweets-list.mjs --prepare                   # only create, migrate and seed the database
 //
 // Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench: created, migrated and seeded
-// when it has no bench community yet; an existing seed is reused), BENCH_URL (default
-// http://127.0.0.1:3000), BENCH_CONNECTIONS (16), BENCH_DURATION (15 s), BENCH_WARMUP (3 s).
+// when it has no bench community yet; an existing seed is reused), BENCH_PORT (3500), BENCH_ROUNDS (1).
 // Seeding is set-based (generate_series); the statement-level triggers keep the counters exact.
-import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
-
-const require = createRequire(import.meta.url);
-const autocannon = require('autocannon');
-
-const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cp_bench';
-const BENCH_URL = (process.env.BENCH_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
-const DURATION = Number(process.env.BENCH_DURATION ?? 15);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const TWEETS_PER_COMMUNITY = 100_000;
-const SLUGS = ['bench-tweets', 'bench-other-1', 'bench-other-2'];
-const TARGET_P99_MS = 20;
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-async function ensureDatabase() {
-  const name = new URL(DATABASE_URL).pathname.slice(1);
-  const adminUrl = new URL(DATABASE_URL);
-  adminUrl.pathname = '/postgres';
-  const admin = new pg.Client({ connectionString: adminUrl.toString() });
-  await admin.connect();
-  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  execFileSync(process.execPath, [resolve(ROOT, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-/** Three communities of 100,000 tweets each and their owner, unless a previous run seeded them. */
-async function seed(db) {
-  const found = await db.query('SELECT id FROM communities WHERE slug = $1', [SLUGS[0]]);
-  if (found.rowCount > 0) {
-    const owner = await db.query(
-      `SELECT user_id FROM memberships WHERE community_id = $1 AND role = 'OWNER'`,
-      [found.rows[0].id],
-    );
-    return { communityId: found.rows[0].id, ownerId: owner.rows[0].user_id };
-  }
-  const started = Date.now();
-  const ownerId = randomUUID();
-  await db.query('BEGIN');
-  await db.query(
-    `INSERT INTO users (id, email, name, updated_at) VALUES ($1, 'owner@bench.test', 'Bench Owner', now())`,
-    [ownerId],
-  );
-  const ids = [];
-  for (const slug of SLUGS) {
-    const id = randomUUID();
-    ids.push(id);
-    await db.query(
-      `INSERT INTO communities (id, slug, name, plan, updated_at) VALUES ($1, $2, $2, 'PRO', now())`,
-      [id, slug],
-    );
-    await db.query(
-      `INSERT INTO memberships (id, community_id, user_id, role, updated_at) VALUES ($1, $2, $3, 'OWNER', now())`,
-      [randomUUID(), id, ownerId],
-    );
-    // one statement per community: the statement-level trigger adds 100,000 to its counter once
-    await db.query(
-      `INSERT INTO tweets (id, community_id, author_id, content, created_at, updated_at)
-       SELECT gen_random_uuid(), $1, $2, 'Bench tweet number ' || g,
-              now() - g * interval '1 second', now() - g * interval '1 second'
-         FROM generate_series(1, $3::int) AS g`,
-      [id, ownerId, TWEETS_PER_COMMUNITY],
-    );
-  }
-  await db.query('COMMIT');
-  await db.query('ANALYZE tweets');
-  console.log(`seeded ${SLUGS.length} × ${TWEETS_PER_COMMUNITY} tweets in ${Date.now() - started} ms`);
-  return { communityId: ids[0], ownerId };
-}
-
-function load(apiKey, seconds) {
-  return autocannon({
-    url: `${BENCH_URL}/api/sdk/tweets?limit=20`,
-    connections: CONNECTIONS,
-    duration: seconds,
-    headers: { 'x-api-key': apiKey, accept: 'application/json' },
-  });
-}
+import { ratio, runFloor } from './lib/floor.mjs';
+import {
+  BENCH_URL,
+  DATABASE_URL,
+  ensureDatabase,
+  figures,
+  peakRssMiB,
+  ROUNDS,
+  seed,
+  startApi,
+  TARGET_P99_MS,
+  TARGET_RATIO,
+  TARGET_RSS_MIB,
+  TWEETS_PER_COMMUNITY,
+} from './lib/read-bench.mjs';
 
 async function main() {
   await ensureDatabase();
@@ -109,20 +39,44 @@ async function main() {
   await db.end();
   if (process.argv.includes('--prepare')) return console.log(`prepared ${DATABASE_URL}`);
 
-  const probe = await fetch(`${BENCH_URL}/api/sdk/tweets?limit=20`, { headers: { 'x-api-key': apiKey } });
-  const body = await probe.json();
-  if (probe.status !== 200 || body.data.total !== TWEETS_PER_COMMUNITY || body.data.items.length !== 20) {
-    throw new Error(`unexpected answer ${probe.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  const api = await startApi();
+  try {
+    const url = `${BENCH_URL}/api/sdk/tweets?page=1&limit=20`;
+    const probe = await fetch(url, { headers: { 'x-api-key': apiKey } });
+    const body = await probe.json();
+    if (probe.status !== 200 || body.data.total !== TWEETS_PER_COMMUNITY || body.data.items.length !== 20) {
+      throw new Error(`unexpected answer ${probe.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    }
+    const out = await runFloor(
+      'floor-read.mjs',
+      {
+        VARIANTS: 'cached',
+        ROUNDS,
+        COMPARE_URL: url,
+        COMPARE_KEY: apiKey,
+        COMPARE_PID: String(api.pid),
+      },
+      { allLines: true },
+    );
+    const floor = figures(out.lines, 'GET /tweets: auth + page, cached count');
+    const service = figures(out.lines, 'compare:');
+    service.peakRssMiB = Math.max(service.peakRssMiB, peakRssMiB(api.pid));
+    const r = ratio(service.wrk.rps, floor.wrk.rps);
+    console.log(
+      JSON.stringify({
+        benchmark: 'tweets-list',
+        date: new Date().toISOString().slice(0, 10),
+        route: 'GET /api/sdk/tweets?page=1&limit=20 (X-Api-Key), 16 connections',
+        service,
+        floor,
+        ratio: r,
+        targets: `ratio >= ${TARGET_RATIO}, p99 < ${TARGET_P99_MS} ms, peak RSS < ${TARGET_RSS_MIB} MiB`,
+        pass: r >= TARGET_RATIO && service.wrk.p99Ms < TARGET_P99_MS && service.peakRssMiB < TARGET_RSS_MIB,
+      }),
+    );
+  } finally {
+    api.kill('SIGTERM');
   }
-  await load(apiKey, WARMUP);
-  const result = await load(apiKey, DURATION);
-  const ok = result.non2xx === 0 && result.errors === 0 && result.timeouts === 0;
-  console.log(
-    `GET /api/sdk/tweets?limit=20, ${CONNECTIONS} connections, ${DURATION} s after ${WARMUP} s warm-up:\n` +
-      `  req/s ${result.requests.average.toFixed(0)}  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms` +
-      `  (requests ${result.requests.total}, non-2xx ${result.non2xx}, errors ${result.errors})\n` +
-      `  target p99 < ${TARGET_P99_MS} ms: ${ok && result.latency.p99 < TARGET_P99_MS ? 'met' : 'MISSED'}`,
-  );
 }
 
 await main();

@@ -44,9 +44,11 @@ function floorDir() {
 
 /**
  * Runs `node <script>` of the floor with `env` and resolves with its last JSON line (the floor's
- * figures); its progress lines go to stderr so that this script's own stdout stays one JSON line.
+ * figures), or with `{ lines }` (every line it printed) when `allLines` is set, for a script that
+ * prints a table rather than JSON. Its progress goes to stderr so this script's stdout stays one
+ * JSON line.
  */
-export function runFloor(script, env) {
+export function runFloor(script, env, { allLines = false } = {}) {
   const cwd = floorDir();
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env } });
@@ -58,12 +60,11 @@ export function runFloor(script, env) {
     child.stderr.pipe(process.stderr);
     child.on('error', reject);
     child.on('exit', (code) => {
-      const line = out
-        .split('\n')
-        .reverse()
-        .find((l) => l.startsWith('{'));
-      if (code !== 0 || !line) reject(new Error(`the floor (${script}) exited ${code} without its figures`));
-      else resolvePromise(JSON.parse(line));
+      const lines = out.split('\n');
+      const json = [...lines].reverse().find((l) => l.startsWith('{'));
+      if (code !== 0 || (!allLines && !json))
+        reject(new Error(`the floor (${script}) exited ${code} without its figures`));
+      else resolvePromise(allLines ? { lines } : JSON.parse(json));
     });
   });
 }

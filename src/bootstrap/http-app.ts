@@ -35,8 +35,20 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
  * trustProxy (TRUST_PROXY) decides whether request.ip comes from X-Forwarded-For: the login limits
  * count per client address, so a header believed without a proxy would let a caller pick its own.
  */
+/**
+ * Fastify errors (JSON parsing, body limit, content type) are answered by the one handler that
+ * configureHttpApp installs, with the contract's body. Nest would install its own first, which turns
+ * them into bare HttpExceptions and loses their FST_* code; replacing it afterwards made Fastify warn
+ * (FSTWRN004) at every start. So the handler Nest offers is not installed at all.
+ */
+class ContractFastifyAdapter extends FastifyAdapter {
+  override setErrorHandler(): ReturnType<FastifyAdapter['setErrorHandler']> {
+    return this.getInstance();
+  }
+}
+
 export function createFastifyAdapter(config: Pick<AppConfig, 'trustProxy'>): FastifyAdapter {
-  return new FastifyAdapter({
+  return new ContractFastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
@@ -157,13 +169,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     yamlDocumentUrl: 'api/docs-yaml',
   });
   app.enableShutdownHooks();
-  await app.init();
-  // Nest registers its own application/json parser during init(): replace it afterwards.
-  fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(fastify));
-  // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body too.
-  // Set after init(): Nest installs its own handler there, which turns these errors into bare
-  // HttpExceptions and loses their FST_* code (so the contract's messages could not be given).
+  // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body
+  // too; the only error handler of the instance (see ContractFastifyAdapter).
   fastify.setErrorHandler((error, request, reply) => {
     const { status, headers, body } = toErrorResponse(
       (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
@@ -174,4 +181,8 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     setResponseErrorCode(reply.raw, body.code);
     void reply.status(status).headers(headers).send(body);
   });
+  await app.init();
+  // Nest registers its own application/json parser during init(): replace it afterwards.
+  fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(fastify));
 }

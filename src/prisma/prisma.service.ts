@@ -1,19 +1,28 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { AppConfig } from '../config/app-config';
 
-/** The Prisma client over a pg pool (Prisma 7 driver adapter: no query-engine binary). */
+/**
+ * The Prisma client over a pg pool (Prisma 7 driver adapter: no query-engine binary). The pool is
+ * also `pool`, for the few hottest reads that go to PostgreSQL as named prepared statements without
+ * Prisma's per-query work (measured: Prisma's runtime was 15% of the API's CPU on the tweets list).
+ * One pool for both, so DATABASE_POOL_SIZE stays the process's whole connection budget.
+ */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
+  readonly pool: Pool;
+
   constructor(config: AppConfig) {
-    super({
-      adapter: new PrismaPg({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE }),
-    });
+    const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
+    super({ adapter: new PrismaPg(pool) });
+    this.pool = pool;
   }
 
   async onModuleDestroy(): Promise<void> {
     await this.$disconnect();
+    await this.pool.end().catch(() => undefined);
   }
 }
 

@@ -101,7 +101,7 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
   }
 
   /** A cache of `kind` that this bus keeps honest. */
-  cache<V>(kind: string, options: CacheOptions): InvalidatingCache<V> {
+  cache<V>(kind: string, options: CacheOptions<V>): InvalidatingCache<V> {
     return new InvalidatingCache<V>(this, kind, options);
   }
 
@@ -137,11 +137,17 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
   }
 }
 
-export interface CacheOptions {
+export interface CacheOptions<V = unknown> {
   /** entries kept at most (the oldest is dropped first) */
   maxEntries: number;
   /** an entry is re-read after this long even if no message came: the bound on a lost publish */
   maxAgeMs: number;
+  /**
+   * Which entries an invalidation of `id` drops, when more than the entry keyed `id` (a community
+   * cached under its slug too, every member of a community at once). Scans the cache: for rare
+   * invalidations only.
+   */
+  drops?: (key: string, value: V, id: string) => boolean;
 }
 
 interface Entry<V> {
@@ -162,7 +168,7 @@ export class InvalidatingCache<V> {
   constructor(
     private readonly bus: InvalidationBus,
     kind: string,
-    private readonly options: CacheOptions,
+    private readonly options: CacheOptions<V>,
   ) {
     bus.on(kind, { invalidate: (id) => this.invalidate(id), reset: () => this.reset() });
   }
@@ -171,19 +177,23 @@ export class InvalidatingCache<V> {
     return this.entries.size;
   }
 
-  async get(id: string, load: () => Promise<V>): Promise<V> {
+  /** The cached value of `id`, or `load()`'s, kept when `keep` says so (e.g. not a "not found"). */
+  async get(id: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
     const hit = this.entries.get(id);
     if (hit && this.bus.live && hit.expiresAt > Date.now()) return hit.value;
     const generation = this.generation;
     const live = this.bus.live;
     const value = await load();
-    if (live && this.bus.live && generation === this.generation) this.set(id, value);
+    if (live && this.bus.live && generation === this.generation && keep(value)) this.set(id, value);
     return value;
   }
 
   invalidate(id: string): void {
     this.generation++;
     this.entries.delete(id);
+    const drops = this.options.drops;
+    if (drops)
+      for (const [key, entry] of this.entries) if (drops(key, entry.value, id)) this.entries.delete(key);
   }
 
   reset(): void {

@@ -1,8 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { unique } from '../utils/factories';
+import { waitFor } from '../utils/worker';
 
 /**
  * The processes as a person starts them (`npm start`, `npm run start:api`, `npm run start:worker`),
@@ -75,5 +77,46 @@ describe('start-up order and failures', () => {
     });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/JWT_EXPIRES_IN/);
+  });
+});
+
+describe('a clean start', () => {
+  it('starts the API without a Fastify warning (FSTWRN004) and answers Fastify errors in the contract body', async () => {
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => done(free));
+      });
+    });
+    const api = spawn(process.execPath, [join(dist, 'main.js')], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1' },
+    });
+    let stderr = '';
+    api.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    api.stdout.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    try {
+      const malformed = await waitFor(
+        'the API to answer',
+        async () =>
+          fetch(`http://127.0.0.1:${port}/api/auth/login`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{bad',
+          }).catch(() => undefined),
+        30_000,
+        100,
+      );
+      expect(malformed.status).toBe(400);
+      expect(await malformed.json()).toEqual({
+        success: false,
+        error: 'Malformed JSON body',
+        code: 'VALIDATION_ERROR',
+      });
+    } finally {
+      api.kill('SIGTERM');
+      await new Promise((done) => api.once('exit', done));
+    }
+    expect(stderr).not.toMatch(/FSTWRN004|FastifyWarning/);
   });
 });

@@ -1,7 +1,15 @@
 import { AppModule } from '../../src/app.module';
 import type { Role } from '../../src/generated/prisma/enums';
 import { createTestApp, TestApp } from '../utils/app';
-import { addMember, createApiKey, createCommunity, createUser, login, unique } from '../utils/factories';
+import {
+  addMember,
+  createApiKey,
+  createCommunity,
+  createUser,
+  login,
+  unique,
+  announceCommunityChange,
+} from '../utils/factories';
 import { call } from '../utils/http';
 import { ProbeModule } from './probe.module';
 
@@ -165,6 +173,7 @@ describe('tenant resolution and access guards (spec §5, contract §3)', () => {
       const home = await createCommunity(t.app);
       const { user, token } = await memberOf([home]);
       await t.prisma.membership.deleteMany({ where: { communityId: home.id, userId: user.id } });
+      await announceCommunityChange(t.app, home.id);
       const res = await call(t.app, 'GET', '/api/probe/tenant', { token });
       expect(res.status).toBe(403);
     });

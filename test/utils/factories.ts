@@ -3,6 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Plan, Role } from '../../src/generated/prisma/enums';
 import { PasswordService } from '../../src/modules/auth/password.service';
 import { ApiKeysService } from '../../src/modules/admin/api-keys.service';
+import { TenancyService } from '../../src/modules/tenancy/tenancy.service';
 import { PrismaService } from '../../src/prisma/prisma.service';
 import { call } from './http';
 
@@ -110,4 +111,15 @@ export const CREDENTIAL_KINDS: CredentialKind[] = ['jwt', 'apiKey'];
 /** The call options that authenticate as `member` with one kind of credential. */
 export function credentialsOf(member: { token: string; apiKey: string }, kind: CredentialKind) {
   return kind === 'jwt' ? { token: member.token } : { apiKey: member.apiKey };
+}
+
+/**
+ * A test that changes a community or its memberships straight in the database (no route does: a
+ * plan change, a member leaving) announces it as the services announce theirs after a commit, so
+ * every API instance's in-process caches drop what they hold (TenancyService).
+ */
+export async function announceCommunityChange(app: NestFastifyApplication, communityId: string) {
+  const tenancy = app.get(TenancyService);
+  await tenancy.communityChanged(communityId);
+  await tenancy.membershipChanged(communityId);
 }

@@ -1,6 +1,6 @@
 import { createTestApp, TestApp } from '../utils/app';
 import { call, CallResult } from '../utils/http';
-import { addMember, createUser, login, memberWithToken } from '../utils/factories';
+import { addMember, createUser, login, memberWithToken, announceCommunityChange } from '../utils/factories';
 import { Receiver, startReceiver } from './receiver';
 
 const base = (communityId: string) => `/api/communities/${communityId}/webhooks`;
@@ -100,6 +100,7 @@ describe('webhook rate limits', () => {
       where: { communityId: community.id, userId: user.id },
       data: { role: 'OWNER' },
     });
+    await announceCommunityChange(a.app, community.id);
     expect((await call(a.app, 'POST', base(community.id), { token, body: BODY })).status).toBe(201);
   });
 

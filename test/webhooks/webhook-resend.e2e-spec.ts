@@ -1,7 +1,7 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { createTestApp, TestApp } from '../utils/app';
-import { memberWithToken, unique } from '../utils/factories';
+import { memberWithToken, unique, announceCommunityChange } from '../utils/factories';
 import { call } from '../utils/http';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
@@ -326,6 +326,7 @@ describe('webhook resend and recover', () => {
 
       // the plan loses the feature: the same OWNER is refused
       await api.prisma.community.update({ where: { id: s.community.id }, data: { plan: 'FREE' } });
+      await announceCommunityChange(api.app, s.community.id);
       const onFree = [
         await call(api.app, 'POST', resendUrl(s, deliveryId), { token: s.token }),
         await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } }),

@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { DEFAULT_API_KEY_SCOPES } from '../../common/access/permissions';
 import { Errors } from '../../common/errors/app-error';
 import { PrismaService } from '../../prisma/prisma.service';
+import { InvalidationBus } from '../../redis/invalidation-bus';
 import { generateApiKey } from '../auth/api-key-format';
+import { API_KEY_INVALIDATION } from '../auth/credentials.service';
 import type { ApiKeyDto, CreatedApiKeyDto } from './dto/responses.dto';
 
 const KEY_SELECT = {
@@ -25,7 +27,10 @@ function toDto({ keyId, ...row }: KeyRow): ApiKeyDto {
 /** API keys of a community: the whole key is returned once, on create; only a hash is stored. */
 @Injectable()
 export class ApiKeysService {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    @Optional() private readonly bus?: InvalidationBus,
+  ) {}
 
   async create(
     communityId: string,
@@ -58,13 +63,18 @@ export class ApiKeysService {
   }
 
   async revoke(communityId: string, id: string): Promise<ApiKeyDto> {
-    const existing = await this.prisma.apiKey.findFirst({ where: { communityId, id }, select: { id: true } });
+    const existing = await this.prisma.apiKey.findFirst({
+      where: { communityId, id },
+      select: { id: true, keyId: true },
+    });
     if (!existing) throw Errors.notFound('API key');
     const row = await this.prisma.apiKey.update({
       where: { communityId_id: { communityId, id } },
       data: { revokedAt: new Date() },
       select: KEY_SELECT,
     });
+    // every API instance forgets the key it may hold in memory (CredentialsService)
+    await this.bus?.publish(API_KEY_INVALIDATION, existing.keyId);
     return toDto(row);
   }
 

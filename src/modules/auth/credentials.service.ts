@@ -1,8 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Actor } from '../../common/http/request-context';
 import type { Permission } from '../../common/access/permissions';
 import { PrismaService } from '../../prisma/prisma.service';
+import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
 import { parseApiKey, secretMatches } from './api-key-format';
 import { SessionRevocationsService } from './session-revocations.service';
 import { TokenService } from './token.service';
@@ -21,8 +22,24 @@ interface ApiKeyRow {
   email: string;
 }
 
+interface UserRow {
+  id: string;
+  email: string;
+  isPlatformAdmin: boolean;
+}
+
 /** Last-used times are written at most this often per key, to keep key auth read-only on hot paths. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** The bus kind under which an API key's change (revocation) is announced; the id is its key id. */
+export const API_KEY_INVALIDATION = 'api-key';
+/** The bus kind under which a user account's change is announced; the id is the user id. */
+export const USER_INVALIDATION = 'user';
+/**
+ * Re-read after this long even without an announcement: the bound on a change made where no bus
+ * runs (the CLI) or on a lost publish.
+ */
+const IDENTITY_MAX_AGE_MS = 60_000;
 
 /**
  * Turns the request's credentials (Authorization: Bearer, or X-Api-Key) into an Actor. It does not
@@ -32,11 +49,24 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 export class CredentialsService {
   private readonly logger = new Logger(CredentialsService.name);
 
+  /**
+   * Who a key or a token's user is, in memory: no database round trip per request while warm. Each
+   * instance drops an entry when any instance announces a change on the invalidation bus (a key
+   * revoked reaches every instance within the bus's delivery time), and trusts the cache only while
+   * its subscription is live (see InvalidationBus). Unknown keys are not kept.
+   */
+  private readonly apiKeys?: InvalidatingCache<ApiKeyRow | undefined>;
+  private readonly users?: InvalidatingCache<UserRow | null>;
+
   constructor(
     private readonly tokens: TokenService,
     private readonly prisma: PrismaService,
     private readonly revocations: SessionRevocationsService,
-  ) {}
+    @Optional() bus?: InvalidationBus,
+  ) {
+    this.apiKeys = bus?.cache(API_KEY_INVALIDATION, { maxEntries: 50_000, maxAgeMs: IDENTITY_MAX_AGE_MS });
+    this.users = bus?.cache(USER_INVALIDATION, { maxEntries: 50_000, maxAgeMs: IDENTITY_MAX_AGE_MS });
+  }
 
   async authenticate(request: FastifyRequest): Promise<CredentialResult> {
     const authorization = request.headers.authorization;
@@ -63,12 +93,14 @@ export class CredentialsService {
       return { status: 'invalid', message: 'Invalid or expired token' };
     }
     // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
-    const [revoked, user] = await Promise.all([
-      this.revocations.isRevoked(claims.sid),
+    const loadUser = () =>
       this.prisma.user.findUnique({
         where: { id: claims.userId },
         select: { id: true, email: true, isPlatformAdmin: true },
-      }),
+      });
+    const [revoked, user] = await Promise.all([
+      this.revocations.isRevoked(claims.sid),
+      this.users ? this.users.get(claims.userId, loadUser, (row) => row !== null) : loadUser(),
     ]);
     if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
     if (!user) return { status: 'invalid', message: 'Invalid or expired token' };
@@ -88,16 +120,14 @@ export class CredentialsService {
   private async fromApiKey(raw: string): Promise<CredentialResult> {
     const parsed = parseApiKey(raw.trim());
     if (!parsed) return { status: 'invalid', message: 'Malformed API key' };
-    // One indexed join on the hot path of every key-authenticated request: the key and its creator.
-    const [key] = await this.prisma.$queryRaw<ApiKeyRow[]>`
-      SELECT k.id, k.community_id AS "communityId", k.secret_hash AS "secretHash", k.scopes,
-             k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", u.id AS "userId", u.email
-        FROM api_keys k JOIN users u ON u.id = k.created_by_id
-       WHERE k.key_id = ${parsed.keyId}`;
+    const load = () => this.readApiKey(parsed.keyId);
+    const key = this.apiKeys
+      ? await this.apiKeys.get(parsed.keyId, load, (row) => row !== undefined)
+      : await load();
     if (!key || key.revokedAt || !secretMatches(parsed.secret, key.secretHash)) {
       return { status: 'invalid', message: 'Invalid or revoked API key' };
     }
-    this.touch(key.id, key.lastUsedAt);
+    this.touch(key);
     return {
       status: 'ok',
       actor: {
@@ -111,9 +141,22 @@ export class CredentialsService {
     };
   }
 
-  private touch(id: string, lastUsedAt: Date | null): void {
+  /** The key and its creator: one indexed join. */
+  private async readApiKey(keyId: string): Promise<ApiKeyRow | undefined> {
+    const [key] = await this.prisma.$queryRaw<ApiKeyRow[]>`
+      SELECT k.id, k.community_id AS "communityId", k.secret_hash AS "secretHash", k.scopes,
+             k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", u.id AS "userId", u.email
+        FROM api_keys k JOIN users u ON u.id = k.created_by_id
+       WHERE k.key_id = ${keyId}`;
+    return key;
+  }
+
+  private touch(key: ApiKeyRow): void {
+    const { id, lastUsedAt } = key;
     const now = Date.now();
     if (lastUsedAt && now - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+    // the cached row remembers the write, so a warm cache writes once a minute too
+    key.lastUsedAt = new Date(now);
     this.prisma.apiKey
       .updateMany({
         where: {

@@ -6,6 +6,7 @@ import { AppConfig } from '../../config/app-config';
 import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import { TenancyService } from '../tenancy/tenancy.service';
 import type { CommunityField } from '../events/event-payloads';
 import { challengeRecord, DnsLookupError, DnsTxtLookup, newChallengeToken } from './domain-challenge';
 import type { BrandingDto, CustomDomainPendingDto, SdkCommunityDto, SettingsDto } from './dto/community.dto';
@@ -112,6 +113,7 @@ export class CommunityService {
     private readonly outbox: OutboxService,
     config: AppConfig,
     private readonly dns: DnsTxtLookup,
+    private readonly tenancy: TenancyService,
   ) {
     this.serviceHostnames = new Set(config.serviceHostnames);
   }
@@ -239,7 +241,8 @@ export class CommunityService {
     communityId: string,
     change: (before: CommunityRow) => Columns,
   ): Promise<SdkCommunityDto> {
-    return this.prisma.$transaction(async (tx) => {
+    const domains: (string | null)[] = [];
+    const view = await this.prisma.$transaction(async (tx) => {
       const before = await tx.community.findUniqueOrThrow({
         where: { id: communityId },
         select: COMMUNITY_SELECT,
@@ -249,6 +252,7 @@ export class CommunityService {
         (column) => !same(columns[column], before[column]),
       );
       if (changedColumns.length === 0) return toView(before);
+      domains.push(before.customDomain);
       const after = await tx.community.update({
         where: { id: communityId },
         data: columns,
@@ -260,8 +264,12 @@ export class CommunityService {
         ...new Set(changedColumns.map((c) => (PENDING_COLUMNS.has(c) ? 'customDomainPending' : c))),
       ] as CommunityField[];
       await this.outbox.record(tx, communityId, 'community.updated', { community, changed });
+      domains.push(after.customDomain);
       return community;
     });
+    // every API instance forgets what it holds in memory about the community and its old and new domain
+    if (domains.length > 0) await this.tenancy.communityChanged(communityId, domains);
+    return view;
   }
 
   /** Requesting a domain needs the plan feature; removing one (null) never does. */

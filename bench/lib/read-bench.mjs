@@ -1,0 +1,142 @@
+// What the read benchmarks share: the bench database (created, migrated and seeded once), the API
+// started from dist/ as production runs it, and the reading of the floor's output.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { fetch } from 'undici';
+
+export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cp_bench';
+export const PORT = Number(process.env.BENCH_PORT ?? 3500);
+export const BENCH_URL = `http://127.0.0.1:${PORT}`;
+export const ROUNDS = process.env.BENCH_ROUNDS ?? '1';
+export const TWEETS_PER_COMMUNITY = 100_000;
+export const SLUGS = ['bench-tweets', 'bench-other-1', 'bench-other-2'];
+export const TARGET_P99_MS = 20;
+export const TARGET_RATIO = 0.6;
+export const TARGET_RSS_MIB = 200;
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export async function ensureDatabase() {
+  const name = new URL(DATABASE_URL).pathname.slice(1);
+  const adminUrl = new URL(DATABASE_URL);
+  adminUrl.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  execFileSync(process.execPath, [resolve(ROOT, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
+    cwd: ROOT,
+    env: { ...process.env, DATABASE_URL },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/** Three communities of 100,000 tweets each and their owner, unless a previous run seeded them. */
+export async function seed(db) {
+  const found = await db.query('SELECT id FROM communities WHERE slug = $1', [SLUGS[0]]);
+  if (found.rowCount > 0) {
+    const owner = await db.query(
+      `SELECT user_id FROM memberships WHERE community_id = $1 AND role = 'OWNER'`,
+      [found.rows[0].id],
+    );
+    return { communityId: found.rows[0].id, ownerId: owner.rows[0].user_id };
+  }
+  const started = Date.now();
+  const ownerId = randomUUID();
+  await db.query('BEGIN');
+  await db.query(
+    `INSERT INTO users (id, email, name, updated_at) VALUES ($1, 'owner@bench.test', 'Bench Owner', now())`,
+    [ownerId],
+  );
+  const ids = [];
+  for (const slug of SLUGS) {
+    const id = randomUUID();
+    ids.push(id);
+    await db.query(
+      `INSERT INTO communities (id, slug, name, plan, updated_at) VALUES ($1, $2, $2, 'PRO', now())`,
+      [id, slug],
+    );
+    await db.query(
+      `INSERT INTO memberships (id, community_id, user_id, role, updated_at) VALUES ($1, $2, $3, 'OWNER', now())`,
+      [randomUUID(), id, ownerId],
+    );
+    // one statement per community: the statement-level trigger adds 100,000 to its counter once
+    await db.query(
+      `INSERT INTO tweets (id, community_id, author_id, content, created_at, updated_at)
+       SELECT gen_random_uuid(), $1, $2, 'Bench tweet number ' || g,
+              now() - g * interval '1 second', now() - g * interval '1 second'
+         FROM generate_series(1, $3::int) AS g`,
+      [id, ownerId, TWEETS_PER_COMMUNITY],
+    );
+  }
+  await db.query('COMMIT');
+  await db.query('ANALYZE tweets');
+  console.log(`seeded ${SLUGS.length} × ${TWEETS_PER_COMMUNITY} tweets in ${Date.now() - started} ms`);
+  return { communityId: ids[0], ownerId };
+}
+
+/** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
+export async function startApi() {
+  const child = spawn(process.execPath, [resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'), 'main.js')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      // any answer means it listens (/api/health exists in every version, for bisecting old builds)
+      await fetch(`${BENCH_URL}/api/health`);
+      break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL');
+      throw new Error('the API did not start');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return child;
+}
+
+/** Peak resident set size of a process so far, in MiB (VmHWM), as the floor reads it. */
+export function peakRssMiB(pid) {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM'));
+  return Math.round(Number(line.replace(/\D+/g, '')) / 1024);
+}
+
+/** Reads one variant's line of floor-read's output: "<name> #1: autocannon N rps p50 A p99 B ms | wrk M rps p50 C p99 D ms | RSS R MiB (peak P)". */
+export function figures(lines, name) {
+  const line = lines.find((l) => l.startsWith(name));
+  if (!line) throw new Error(`the floor printed no "${name}" line`);
+  const n = (re) => Number(line.match(re)[1]);
+  return {
+    autocannon: {
+      rps: n(/autocannon ([\d.]+) rps/),
+      p50Ms: n(/autocannon [\d.]+ rps p50 ([\d.]+)/),
+      p99Ms: n(/autocannon [\d.]+ rps p50 [\d.]+ p99 ([\d.]+)/),
+    },
+    wrk: {
+      rps: n(/wrk ([\d.]+) rps/),
+      p50Ms: n(/wrk [\d.]+ rps p50 ([\d.]+)/),
+      p99Ms: n(/wrk [\d.]+ rps p50 [\d.]+ p99 ([\d.]+)/),
+    },
+    peakRssMiB: n(/\(peak ([\d.]+)\)/),
+  };
+}

@@ -1,0 +1,151 @@
+// Benchmark: the other hot reads of issue 13, side by side with the floor's "auth + page, cached
+// count" variant (../shared/bench-floor/floor-read.mjs) run first in the same invocation, each
+// measured as the floor measures (autocannon, 16 connections, 3 s warm-up + 15 s):
+//
+//   GET /api/sdk/tweets?page=1&limit=20          Bearer (X-Api-Key: bench/tweets-list.mjs)
+//   GET /api/sdk/members?limit=20                 X-Api-Key, 10,000 members
+//   GET /api/admin/sdk/me                         X-Api-Key and Bearer
+//   GET /api/communities/{id}/webhooks/{id}/deliveries?status=FAILED&limit=50   Bearer, 1,000,000 attempts
+//
+//   npm run build && node bench/read-routes.mjs
+//
+// Seeds (once, into the database of bench/tweets-list.mjs) 10,000 members and an endpoint with
+// 1,000,000 attempts (one in ten FAILED). Prints one JSON line: the floor, and per route req/s,
+// p50, p99 and the ratio to the floor; the API's peak RSS over the whole run.
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { fetch } from 'undici';
+import { insertApiKey } from './lib/api-key.mjs';
+import { ratio, runFloor } from './lib/floor.mjs';
+import {
+  BENCH_URL,
+  DATABASE_URL,
+  ensureDatabase,
+  figures,
+  peakRssMiB,
+  ROOT,
+  ROUNDS,
+  seed,
+  startApi,
+  TARGET_P99_MS,
+  TARGET_RATIO,
+} from './lib/read-bench.mjs';
+
+const require = createRequire(import.meta.url);
+const autocannon = require('autocannon');
+const { PasswordService } = require(resolve(ROOT, 'dist/modules/auth/password.service.js'));
+
+const MEMBERS = 10_000;
+const ATTEMPTS = 1_000_000;
+const PASSWORD = 'bench password of the owner';
+
+/** 10,000 members, the owner's password, and an endpoint with 1,000,000 attempts, unless there. */
+async function seedMore(db, communityId, ownerId) {
+  await db.query('UPDATE users SET password_hash = $1 WHERE id = $2', [
+    await new PasswordService().hash(PASSWORD),
+    ownerId,
+  ]);
+  const members = await db.query('SELECT count(*)::int AS n FROM memberships WHERE community_id = $1', [
+    communityId,
+  ]);
+  if (members.rows[0].n < MEMBERS) {
+    await db.query(
+      `INSERT INTO users (id, email, name, updated_at)
+       SELECT gen_random_uuid(), 'member' || g || '@bench.test', 'Member ' || g, now()
+         FROM generate_series(1, $1::int) g ON CONFLICT (email) DO NOTHING`,
+      [MEMBERS],
+    );
+    await db.query(
+      `INSERT INTO memberships (id, community_id, user_id, role, display_name, joined_at, updated_at)
+       SELECT gen_random_uuid(), $1, u.id, 'MEMBER', u.name, now() - (row_number() OVER ()) * interval '1 minute', now()
+         FROM users u WHERE u.email LIKE 'member%@bench.test' ON CONFLICT DO NOTHING`,
+      [communityId],
+    );
+  }
+  let endpoint = await db.query('SELECT id FROM webhook_endpoints WHERE community_id = $1 LIMIT 1', [
+    communityId,
+  ]);
+  if (endpoint.rowCount === 0) {
+    endpoint = await db.query(
+      `INSERT INTO webhook_endpoints (id, community_id, url, events, updated_at)
+       VALUES (gen_random_uuid(), $1, 'https://receiver.bench.test/hook', ARRAY['tweet.created'], now()) RETURNING id`,
+      [communityId],
+    );
+    await db.query(
+      `INSERT INTO webhook_deliveries
+         (id, community_id, endpoint_id, message_id, event_type, attempt, status, response_status, duration_ms,
+          created_at, updated_at)
+       SELECT gen_random_uuid(), $1, $2, 'msg_bench_' || g, 'tweet.created', 1,
+              CASE WHEN g % 10 = 0 THEN 'FAILED' ELSE 'SUCCESS' END::"DeliveryStatus",
+              CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END, 12,
+              now() - g * interval '1 second', now() - g * interval '1 second'
+         FROM generate_series(1, $3::int) g`,
+      [communityId, endpoint.rows[0].id, ATTEMPTS],
+    );
+    await db.query('VACUUM ANALYZE webhook_deliveries');
+  }
+  await db.query('VACUUM ANALYZE memberships');
+  return endpoint.rows[0].id;
+}
+
+async function measure(path, headers) {
+  const url = `${BENCH_URL}${path}`;
+  const check = await fetch(url, { headers });
+  if (check.status !== 200) throw new Error(`${path}: ${check.status} ${(await check.text()).slice(0, 200)}`);
+  const r = await autocannon({
+    url,
+    headers,
+    connections: 16,
+    duration: 15,
+    warmup: { connections: 16, duration: 3 },
+  });
+  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: Math.round(r.requests.total / 15), p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
+}
+
+await ensureDatabase();
+const db = new pg.Client({ connectionString: DATABASE_URL });
+await db.connect();
+const { communityId, ownerId } = await seed(db);
+const endpointId = await seedMore(db, communityId, ownerId);
+const apiKey = await insertApiKey(db, communityId, ownerId);
+await db.end();
+
+const out = await runFloor('floor-read.mjs', { VARIANTS: 'cached', ROUNDS }, { allLines: true });
+const floor = figures(out.lines, 'GET /tweets: auth + page, cached count').autocannon;
+
+const api = await startApi();
+try {
+  const login = await fetch(`${BENCH_URL}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'owner@bench.test', password: PASSWORD, communityId }),
+  });
+  const token = (await login.json()).data.accessToken;
+  const key = { 'x-api-key': apiKey };
+  const bearer = { authorization: `Bearer ${token}` };
+  const routes = {
+    'tweets (Bearer)': await measure('/api/sdk/tweets?page=1&limit=20', bearer),
+    'members (X-Api-Key)': await measure('/api/sdk/members?limit=20', key),
+    'me (X-Api-Key)': await measure('/api/admin/sdk/me', key),
+    'me (Bearer)': await measure('/api/admin/sdk/me', bearer),
+    'deliveries FAILED (Bearer)': await measure(
+      `/api/communities/${communityId}/webhooks/${endpointId}/deliveries?status=FAILED&limit=50`,
+      bearer,
+    ),
+  };
+  for (const figure of Object.values(routes)) figure.ratio = ratio(figure.rps, floor.rps);
+  console.log(
+    JSON.stringify({
+      benchmark: 'read-routes',
+      date: new Date().toISOString().slice(0, 10),
+      floor,
+      routes,
+      apiPeakRssMiB: peakRssMiB(api.pid),
+      targets: `ratio >= ${TARGET_RATIO} (the delivery log: p99 only), p99 < ${TARGET_P99_MS} ms`,
+    }),
+  );
+} finally {
+  api.kill('SIGTERM');
+}
