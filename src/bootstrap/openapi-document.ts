@@ -1,0 +1,70 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type {
+  OperationObject,
+  ParameterObject,
+  ResponseObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { errorResponse } from '../common/http/api-docs';
+
+const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+/** Methods whose requests Fastify parses a body for: each can meet the body limit and the JSON-only rule. */
+const BODY_METHODS = new Set<string>(['put', 'post', 'delete', 'patch']);
+
+/**
+ * What the route decorators cannot say one route at a time, applied to the whole document (the one
+ * /api/docs-json serves, the clients are generated from and the e2e suite validates every answer
+ * against). It changes the documentation only, never a route's behaviour:
+ * - every operation declares its security, `[]` for the public ones (redocly's security-defined);
+ * - a request body can be refused before any route code runs: 413 over the body limit, 415 when it
+ *   is not JSON (Fastify's parsers, src/bootstrap/http-app.ts), so each body-taking method says so;
+ * - the swagger compiler plugin adds a default success per POST (201) that ApiEndpoint's HttpCode
+ *   hides from it: an answer without a schema beside the documented success is not one the route gives;
+ * - a query parameter with a default may be left out, so it is not required.
+ */
+export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
+  document.info.license = {
+    name: 'UNLICENSED',
+    url: 'https://docs.npmjs.com/cli/v10/configuring-npm/package-json#license',
+  };
+  document.servers = [
+    {
+      url: '{baseUrl}',
+      description: 'The service: paths start with /api',
+      variables: { baseUrl: { default: 'http://localhost:3000', description: 'scheme, host and port' } },
+    },
+  ];
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of OPERATION_METHODS) {
+      const operation = pathItem[method];
+      if (operation) completeOperation(operation, method);
+    }
+  }
+  return document;
+}
+
+function completeOperation(operation: OperationObject, method: string): void {
+  operation.security ??= [];
+  const responses = operation.responses as Record<string, ResponseObject>;
+  const successes = Object.keys(responses).filter((status) => status.startsWith('2'));
+  const hasSchema = (status: string) => {
+    const schema = responses[status].content?.['application/json']?.schema as
+      { type?: string; properties?: unknown; $ref?: string } | undefined;
+    return schema !== undefined && (schema.$ref !== undefined || schema.properties !== undefined);
+  };
+  if (successes.some(hasSchema)) {
+    for (const status of successes) {
+      if (!hasSchema(status) && responses[status].description === '') delete responses[status];
+    }
+  }
+  if (BODY_METHODS.has(method)) {
+    responses['413'] ??= errorResponse(413);
+    responses['415'] ??= errorResponse(415);
+  }
+  operation.responses = Object.fromEntries(
+    Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
+  ) as OperationObject['responses'];
+  for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+    const schema = parameter.schema as { default?: unknown } | undefined;
+    if (parameter.in === 'query' && schema?.default !== undefined) parameter.required = false;
+  }
+}
