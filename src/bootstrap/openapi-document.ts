@@ -17,8 +17,9 @@ const BODY_METHODS = new Set<string>(['put', 'post', 'delete', 'patch']);
  * - every operation declares its security, `[]` for the public ones (redocly's security-defined);
  * - a request body can be refused before any route code runs: 413 over the body limit, 415 when it
  *   is not JSON (Fastify's parsers, src/bootstrap/http-app.ts), so each body-taking method says so;
- * - the swagger compiler plugin adds a default success per POST (201) that ApiEndpoint's HttpCode
- *   hides from it: an answer without a schema beside the documented success is not one the route gives;
+ * - the swagger compiler plugin adds a default success per POST (201, the bare return type or no
+ *   schema) because ApiEndpoint's HttpCode is hidden from it: every answer of a route is in the
+ *   envelope, so a success documented outside it, beside the enveloped one, is not one the route gives;
  * - a query parameter with a default may be left out, so it is not required.
  */
 export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
@@ -46,14 +47,15 @@ function completeOperation(operation: OperationObject, method: string): void {
   operation.security ??= [];
   const responses = operation.responses as Record<string, ResponseObject>;
   const successes = Object.keys(responses).filter((status) => status.startsWith('2'));
-  const hasSchema = (status: string) => {
+  // ApiEndpoint documents each success in the envelope: {success: true, data}.
+  const isEnvelope = (status: string) => {
     const schema = responses[status].content?.['application/json']?.schema as
-      { type?: string; properties?: unknown; $ref?: string } | undefined;
-    return schema !== undefined && (schema.$ref !== undefined || schema.properties !== undefined);
+      { properties?: Record<string, unknown> } | undefined;
+    return schema?.properties?.success !== undefined;
   };
-  if (successes.some(hasSchema)) {
+  if (successes.some(isEnvelope)) {
     for (const status of successes) {
-      if (!hasSchema(status) && responses[status].description === '') delete responses[status];
+      if (!isEnvelope(status) && !responses[status].description) delete responses[status];
     }
   }
   if (BODY_METHODS.has(method)) {

@@ -61,15 +61,8 @@ function toJsonSchema(node: unknown, inComposition = false): unknown {
   if (source.properties && source.additionalProperties === undefined && !inComposition) {
     out.additionalProperties = false;
   }
-  if (source.nullable === true) {
-    if (typeof out.type === 'string') {
-      out.type = [out.type, 'null'];
-      if (Array.isArray(out.enum)) out.enum = [...(out.enum as unknown[]), null];
-    } else {
-      return { anyOf: [out, { type: 'null' }] };
-    }
-  }
-  return out;
+  // As the generated clients read it, a nullable reference (`allOf: [{$ref}]` beside it) included.
+  return source.nullable === true ? { anyOf: [out, { type: 'null' }] } : out;
 }
 
 const toOpenApiPath = (route: string) => route.replace(/:([A-Za-z0-9_]+)/g, '{$1}');

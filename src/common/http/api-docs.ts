@@ -93,6 +93,8 @@ interface EndpointOptions {
   /** other success statuses the route answers with the same body (e.g. 200 for an existing like) */
   alsoSucceeds?: { status: HttpStatus; description: string }[];
   errors?: number[];
+  /** an error status whose body says more than ErrorBodyDto (e.g. the failed attempt as `data`) */
+  errorBodies?: Partial<Record<number, Type<unknown>>>;
 }
 
 /**
@@ -137,7 +139,8 @@ export function ApiEndpoint(options: EndpointOptions) {
   errors.add(400);
   if (options.auth !== 'public') errors.add(401);
   for (const code of [...errors].sort()) {
-    decorators.push(ApiResponse({ status: code, type: ErrorBodyDto, description: ERROR_DESCRIPTIONS[code] }));
+    const type = options.errorBodies?.[code] ?? ErrorBodyDto;
+    decorators.push(ApiResponse({ status: code, type, description: ERROR_DESCRIPTIONS[code] }));
   }
   return applyDecorators(...decorators);
 }

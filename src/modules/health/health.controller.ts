@@ -6,7 +6,7 @@ import { Public } from '../../common/decorators/auth.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import { PrismaService } from '../../prisma/prisma.service';
 import { REDIS } from '../../redis/redis.module';
-import { HealthIndicatorDto, HealthStatusDto } from './dto/health-status.dto';
+import { HealthIndicatorDto, HealthStatusDto, HealthUnavailableBodyDto } from './dto/health-status.dto';
 import { MigrationStatus } from './migration-status';
 
 @ApiTags('health')
@@ -31,6 +31,7 @@ export class HealthController {
     auth: 'public',
     response: HealthStatusDto,
     errors: [503],
+    errorBodies: { 503: HealthUnavailableBodyDto },
   })
   check() {
     return this.health.check([
@@ -61,6 +62,7 @@ export class HealthController {
     auth: 'public',
     response: HealthStatusDto,
     errors: [503],
+    errorBodies: { 503: HealthUnavailableBodyDto },
   })
   ready() {
     return this.health.check([

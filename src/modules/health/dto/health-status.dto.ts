@@ -1,4 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, getSchemaPath, OmitType } from '@nestjs/swagger';
+import { ErrorBodyDto } from '../../../common/http/api-docs';
 
 /** One dependency's state in a health answer (a @nestjs/terminus indicator result). */
 export class HealthIndicatorDto {
@@ -24,4 +25,10 @@ export class HealthStatusDto {
   error?: Record<string, HealthIndicatorDto>;
   @ApiProperty({ ...byDependency, description: 'every dependency checked' })
   details: Record<string, HealthIndicatorDto>;
+}
+
+/** The 503 of a health check: the contract's error body whose `details` is the health answer. */
+export class HealthUnavailableBodyDto extends OmitType(ErrorBodyDto, ['details'] as const) {
+  @ApiProperty({ type: HealthStatusDto, description: 'which dependency is down' })
+  details: HealthStatusDto;
 }
