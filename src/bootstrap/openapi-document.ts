@@ -14,7 +14,8 @@ const BODY_METHODS = new Set<string>(['put', 'post', 'delete', 'patch']);
  * What the route decorators cannot say one route at a time, applied to the whole document (the one
  * /api/docs-json serves, the clients are generated from and the e2e suite validates every answer
  * against). It changes the documentation only, never a route's behaviour:
- * - every operation declares its security, `[]` for the public ones (redocly's security-defined);
+ * - every operation declares its security, `[]` for the public ones and the webhook deliveries
+ *   (redocly's security-defined), and each delivery has an operationId;
  * - a request body can be refused before any route code runs: 413 over the body limit, 415 when it
  *   is not JSON (Fastify's parsers, src/bootstrap/http-app.ts), so each body-taking method says so;
  * - the swagger compiler plugin adds a default success per POST (201, the bare return type or no
@@ -39,6 +40,14 @@ export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject 
       const operation = pathItem[method];
       if (operation) completeOperation(operation, method);
     }
+  }
+  // The event catalog's deliveries (src/modules/events/event-schemas.ts): the receiver checks the
+  // Standard Webhooks signature, no security scheme of this API applies.
+  const webhooks = (document as { 'x-webhooks'?: Record<string, { post?: OperationObject }> })['x-webhooks'];
+  for (const [type, pathItem] of Object.entries(webhooks ?? {})) {
+    if (!pathItem.post) continue;
+    pathItem.post.operationId ??= `webhook_${type.replace(/\./g, '_')}`;
+    pathItem.post.security ??= [];
   }
   return document;
 }
