@@ -67,7 +67,8 @@ function writeRunDocument(root: string, runDir: string): void {
 function newestMtime(dir: string): number {
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name === 'generated') continue;
+    // Specs are not built into dist/; generated code is rebuilt with it.
+    if (entry.name === 'generated' || entry.name.endsWith('.spec.ts')) continue;
     const path = join(dir, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
   }
