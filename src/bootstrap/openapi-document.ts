@@ -24,6 +24,7 @@ const BODY_METHODS = new Set<string>(['put', 'post', 'delete', 'patch']);
  * - a query parameter with a default may be left out, so it is not required.
  */
 export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
+  // package.json's license; the address says what npm's UNLICENSED means (proprietary, no grant).
   document.info.license = {
     name: 'UNLICENSED',
     url: 'https://docs.npmjs.com/cli/v10/configuring-npm/package-json#license',
