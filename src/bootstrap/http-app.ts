@@ -14,6 +14,7 @@ import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
 import { addEventSchemas } from '../modules/events/event-schemas';
+import { completeOpenApiDocument } from './openapi-document';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Login and refresh-token answer anyone: their bodies are a few hundred bytes, so 16 KiB is ample. */
@@ -131,7 +132,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, API_KEY_AUTH)
     .build();
-  return addEventSchemas(SwaggerModule.createDocument(app, config));
+  return completeOpenApiDocument(addEventSchemas(SwaggerModule.createDocument(app, config)));
 }
 
 /** A provider when the app's modules have it (test apps built from a few modules may not). */

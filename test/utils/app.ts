@@ -5,6 +5,7 @@ import { AppModule } from '../../src/app.module';
 import { configureHttpApp, createFastifyAdapter } from '../../src/bootstrap/http-app';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';
+import { checkResponsesAgainstDocument } from './openapi-conformance';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -15,7 +16,8 @@ export interface TestApp {
 
 /**
  * Boots the real API (AppModule on Fastify, every global guard, pipe and filter) against the run's
- * database. `env` overrides configuration for this app only (e.g. a short JWT_EXPIRES_IN).
+ * database. `env` overrides configuration for this app only (e.g. a short JWT_EXPIRES_IN). Every
+ * answer it sends is checked against the OpenAPI document (test/utils/openapi-conformance.ts).
  */
 export async function createTestApp(
   env: Record<string, string> = {},
@@ -30,6 +32,7 @@ export async function createTestApp(
     logger: false,
   });
   await configureHttpApp(app);
+  checkResponsesAgainstDocument(app);
   await app.getHttpAdapter().getInstance().ready();
   return { app, prisma: app.get(PrismaService), config, close: () => app.close() };
 }

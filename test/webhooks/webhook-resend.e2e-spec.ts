@@ -369,6 +369,8 @@ describe('webhook resend and recover', () => {
         '403',
         '404',
         '409',
+        '413',
+        '415',
         '429',
       ]);
     const schemas = doc.components.schemas;

@@ -14,8 +14,12 @@ import type { ErrorCode } from '../errors/app-error';
 export const BEARER_AUTH = 'bearer';
 export const API_KEY_AUTH = 'api-key';
 
+// This file is not a *.dto.ts, so the swagger compiler plugin does not document these classes:
+// each property says it itself.
 export class ValidationDetailDto {
+  @ApiProperty({ description: 'the field, dotted for nested ones (e.g. `blocks.0.title`)' })
   field: string;
+  @ApiProperty()
   message: string;
 }
 
@@ -23,7 +27,7 @@ export class ValidationDetailDto {
 export class ErrorBodyDto {
   @ApiProperty({ enum: [false] })
   success: false;
-  /** human-readable message */
+  @ApiProperty({ description: 'human-readable message' })
   error: string;
   @ApiProperty({
     enum: [
@@ -43,14 +47,14 @@ export class ErrorBodyDto {
     ] satisfies ErrorCode[],
   })
   code: ErrorCode;
-  /** FEATURE_NOT_AVAILABLE: the feature the plan lacks */
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'FEATURE_NOT_AVAILABLE: the feature the plan lacks' })
   featureKey?: string;
-  /** VALIDATION_ERROR: one entry per bad field */
-  @ApiPropertyOptional({ type: [ValidationDetailDto] })
+  @ApiPropertyOptional({
+    type: [ValidationDetailDto],
+    description: 'VALIDATION_ERROR: one entry per bad field',
+  })
   details?: ValidationDetailDto[];
-  /** RATE_LIMITED: seconds to wait (also the Retry-After header) */
-  @ApiPropertyOptional()
+  @ApiPropertyOptional({ description: 'RATE_LIMITED: seconds to wait (also the Retry-After header)' })
   retryAfter?: number;
 }
 
@@ -60,11 +64,18 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'FORBIDDEN (not a member, or lacking the permission) or FEATURE_NOT_AVAILABLE (with featureKey)',
   404: 'NOT_FOUND: no such resource in this community',
   409: 'CONFLICT: a unique value is taken',
-  413: 'PAYLOAD_TOO_LARGE: body over 1 MiB',
+  413: 'PAYLOAD_TOO_LARGE: body over 1 MiB (16 KiB for login and refresh-token)',
+  415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not application/json',
   429: 'RATE_LIMITED: with retryAfter and a Retry-After header',
   500: 'INTERNAL_ERROR',
   503: 'SERVICE_UNAVAILABLE: a dependency (database, Redis) does not answer',
 };
+
+/** The documented error answer for `status` (also used where the document is completed, src/bootstrap). */
+export const errorResponse = (status: number) => ({
+  description: ERROR_DESCRIPTIONS[status] ?? '',
+  content: { 'application/json': { schema: { $ref: getSchemaPath(ErrorBodyDto) } } },
+});
 
 export type AuthKind = 'public' | 'jwt' | 'jwt-or-api-key';
 
@@ -72,14 +83,18 @@ interface EndpointOptions {
   summary: string;
   description?: string;
   auth: AuthKind;
-  /** payload class inside `data`; omit for no payload documentation */
-  response?: Type<unknown>;
+  /** payload class inside `data` (every success has a documented body) */
+  response: Type<unknown>;
   /** `data` is a page of `response` (contract §4) */
   paged?: boolean;
   /** `data` is an array of `response` */
   isArray?: boolean;
   status?: HttpStatus;
+  /** other success statuses the route answers with the same body (e.g. 200 for an existing like) */
+  alsoSucceeds?: { status: HttpStatus; description: string }[];
   errors?: number[];
+  /** an error status whose body says more than ErrorBodyDto (e.g. the failed attempt as `data`) */
+  errorBodies?: Partial<Record<number, Type<unknown>>>;
 }
 
 /**
@@ -95,39 +110,37 @@ export function ApiEndpoint(options: EndpointOptions) {
   if (options.auth === 'jwt') decorators.push(ApiBearerAuth(BEARER_AUTH));
   if (options.auth === 'jwt-or-api-key')
     decorators.push(ApiBearerAuth(BEARER_AUTH), ApiSecurity(API_KEY_AUTH));
-  const data = options.response
-    ? options.paged
-      ? {
-          type: 'object',
-          required: ['items', 'page', 'limit', 'total', 'hasMore'],
-          properties: {
-            items: { type: 'array', items: { $ref: getSchemaPath(options.response) } },
-            page: { type: 'integer' },
-            limit: { type: 'integer' },
-            total: { type: 'integer' },
-            hasMore: { type: 'boolean' },
-          },
-        }
-      : options.isArray
-        ? { type: 'array', items: { $ref: getSchemaPath(options.response) } }
-        : { $ref: getSchemaPath(options.response) }
-    : { type: 'object', nullable: true };
-  if (options.response) decorators.push(ApiExtraModels(options.response));
-  decorators.push(
-    ApiResponse({
-      status,
-      schema: {
+  const data = options.paged
+    ? {
         type: 'object',
-        required: ['success', 'data'],
-        properties: { success: { type: 'boolean', enum: [true] }, data },
-      },
-    }),
-  );
+        required: ['items', 'page', 'limit', 'total', 'hasMore'],
+        properties: {
+          items: { type: 'array', items: { $ref: getSchemaPath(options.response) } },
+          page: { type: 'integer' },
+          limit: { type: 'integer' },
+          total: { type: 'integer' },
+          hasMore: { type: 'boolean' },
+        },
+      }
+    : options.isArray
+      ? { type: 'array', items: { $ref: getSchemaPath(options.response) } }
+      : { $ref: getSchemaPath(options.response) };
+  decorators.push(ApiExtraModels(options.response, ErrorBodyDto));
+  const envelope = {
+    type: 'object',
+    required: ['success', 'data'],
+    properties: { success: { type: 'boolean', enum: [true] }, data },
+  };
+  decorators.push(ApiResponse({ status, schema: envelope }));
+  for (const other of options.alsoSucceeds ?? []) {
+    decorators.push(ApiResponse({ status: other.status, description: other.description, schema: envelope }));
+  }
   const errors = new Set(options.errors ?? []);
   errors.add(400);
   if (options.auth !== 'public') errors.add(401);
   for (const code of [...errors].sort()) {
-    decorators.push(ApiResponse({ status: code, type: ErrorBodyDto, description: ERROR_DESCRIPTIONS[code] }));
+    const type = options.errorBodies?.[code] ?? ErrorBodyDto;
+    decorators.push(ApiResponse({ status: code, type, description: ERROR_DESCRIPTIONS[code] }));
   }
   return applyDecorators(...decorators);
 }

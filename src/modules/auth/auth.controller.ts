@@ -25,7 +25,7 @@ export class AuthController {
     summary: 'Log in with e-mail and password',
     auth: 'public',
     response: TokenPairDto,
-    errors: [403, 503],
+    errors: [401, 403, 503],
   })
   login(@Body() dto: LoginDto, @Req() request: AppRequest) {
     return this.auth.login(dto, request);

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
@@ -72,11 +72,10 @@ export class ParentItemsController {
     auth: 'jwt-or-api-key',
     response: LikeDto,
     status: HttpStatus.CREATED,
+    alsoSucceeds: [
+      { status: HttpStatus.OK, description: 'Already liked by the caller: the same like, nothing changed' },
+    ],
     errors: [403, 404],
-  })
-  @ApiResponse({
-    status: HttpStatus.OK,
-    description: 'Already liked by the caller: the same like, nothing changed',
   })
   async like(
     @Param() params: ParentParamsDto,

@@ -1,14 +1,16 @@
 import { Controller, Get, Inject, Logger } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
 import Redis from 'ioredis';
 import { Public } from '../../common/decorators/auth.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import { PrismaService } from '../../prisma/prisma.service';
 import { REDIS } from '../../redis/redis.module';
+import { HealthIndicatorDto, HealthStatusDto, HealthUnavailableBodyDto } from './dto/health-status.dto';
 import { MigrationStatus } from './migration-status';
 
 @ApiTags('health')
+@ApiExtraModels(HealthIndicatorDto)
 @Controller('health')
 export class HealthController {
   private readonly logger = new Logger(HealthController.name);
@@ -27,7 +29,9 @@ export class HealthController {
   @ApiEndpoint({
     summary: 'Liveness and readiness: 200 when PostgreSQL and Redis answer, else 503',
     auth: 'public',
+    response: HealthStatusDto,
     errors: [503],
+    errorBodies: { 503: HealthUnavailableBodyDto },
   })
   check() {
     return this.health.check([
@@ -42,6 +46,7 @@ export class HealthController {
   @ApiEndpoint({
     summary: 'Liveness: 200 whenever the process answers; checks no dependency (restart only if this fails)',
     auth: 'public',
+    response: HealthStatusDto,
   })
   live() {
     return this.health.check([]);
@@ -55,7 +60,9 @@ export class HealthController {
       'Readiness: 200 when PostgreSQL and Redis answer and every migration shipped with this build is ' +
       'applied, else 503 naming what is not (send traffic only while this is 200)',
     auth: 'public',
+    response: HealthStatusDto,
     errors: [503],
+    errorBodies: { 503: HealthUnavailableBodyDto },
   })
   ready() {
     return this.health.check([

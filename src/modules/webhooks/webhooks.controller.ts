@@ -27,6 +27,7 @@ import {
   RotatedSecretDto,
   WebhookDto,
   WebhookListDto,
+  WebhookTestFailedBodyDto,
 } from './dto/webhook-responses.dto';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookResendService } from './webhook-resend.service';
@@ -155,6 +156,7 @@ export class WebhooksController {
     auth: 'jwt',
     response: DeliveryDto,
     errors: [403, 404, 429, 500],
+    errorBodies: { 500: WebhookTestFailedBodyDto },
   })
   test(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.tester.sendTest(communityOf(tenant, params), params.webhookId);

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { DeliveryStatus } from '../../../generated/prisma/enums';
+import { ErrorBodyDto } from '../../../common/http/api-docs';
 import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalog';
 
 /** A webhook endpoint as every read route shows it: never its secret. */
@@ -129,4 +130,10 @@ export class EventTypesDto {
   items: EventTypeDto[];
   /** webhook.test: sent only by the test route, not subscribable */
   testEvent: EventTypeDto;
+}
+
+/** The 500 of a failed test delivery: the contract's error body with the logged attempt as `data`. */
+export class WebhookTestFailedBodyDto extends ErrorBodyDto {
+  @ApiProperty({ type: DeliveryDto, description: 'the attempt as logged (status FAILED, with its error)' })
+  data: DeliveryDto;
 }
