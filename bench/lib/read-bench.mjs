@@ -81,20 +81,24 @@ export async function seed(db) {
 
 /** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
 export async function startApi() {
-  const child = spawn(process.execPath, [resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'), 'main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL,
-      PORT: String(PORT),
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      LOG_LEVEL: 'warn',
-      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-      WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  const child = spawn(
+    process.execPath,
+    [resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'), 'main.js')],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        DATABASE_URL,
+        PORT: String(PORT),
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        LOG_LEVEL: 'warn',
+        JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+        WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
