@@ -142,6 +142,34 @@ describe('InvalidationBus and InvalidatingCache', () => {
     expect(reloaded).toBe(true);
   });
 
+  it('drops every entry the kind says an id names (a community under its slug), and keeps no value refused by keep', async () => {
+    const b = startBus();
+    await waitFor('subscription', () => b.live);
+    const cache = b.cache<{ id: string } | undefined>('k7', {
+      maxEntries: 10,
+      maxAgeMs: 60_000,
+      drops: (_key, value, id) => value?.id === id,
+    });
+    await cache.get('by-slug', () => Promise.resolve({ id: 'c1' }));
+    await cache.get('c1', () => Promise.resolve({ id: 'c1' }));
+    await cache.get('other', () => Promise.resolve({ id: 'c2' }));
+    await cache.get(
+      'missing',
+      () => Promise.resolve(undefined),
+      (value) => value !== undefined,
+    );
+    expect(cache.size).toBe(3); // the "not found" was not kept
+
+    await b.publish('k7', 'c1');
+    expect(cache.size).toBe(1); // both names of c1 are gone, c2 stays
+    let reloaded = false;
+    await cache.get('by-slug', () => {
+      reloaded = true;
+      return Promise.resolve({ id: 'c1' });
+    });
+    expect(reloaded).toBe(true);
+  });
+
   it('ignores malformed messages', async () => {
     const b = startBus();
     await waitFor('subscription', () => b.live);
