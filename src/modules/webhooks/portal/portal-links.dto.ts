@@ -1,0 +1,24 @@
+import { IsString, Length } from 'class-validator';
+
+/** POST .../webhooks/portal-links: where the portal opens, and until when the link works. */
+export class PortalLinkDto {
+  /** `<PUBLIC_BASE_URL>/portal/#token=...`: the token is in the fragment, which browsers never send */
+  url: string;
+  expiresAt: Date;
+}
+
+/** POST /api/webhooks/portal-sessions: the token from a portal link's fragment. */
+export class ExchangePortalLinkDto {
+  @IsString()
+  @Length(20, 200)
+  token: string;
+}
+
+/** A session for one community's webhook routes: send accessToken as Authorization: Bearer. */
+export class PortalSessionDto {
+  accessToken: string;
+  tokenType: 'Bearer';
+  /** seconds */
+  expiresIn: number;
+  communityId: string;
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../../../prisma/prisma.service';
+
+export interface ConsumedPortalLink {
+  id: string;
+  communityId: string;
+  createdById: string;
+}
+
+/** The one owner of `webhook_portal_links`' queries. */
+@Injectable()
+export class PortalLinksStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async create(link: {
+    communityId: string;
+    createdById: string;
+    tokenHash: string;
+    expiresAt: Date;
+  }): Promise<{ id: string; expiresAt: Date }> {
+    return this.prisma.webhookPortalLink.create({ data: link, select: { id: true, expiresAt: true } });
+  }
+
+  /**
+   * Marks the link used if it is unused and unexpired, in one conditional UPDATE: of two concurrent
+   * exchanges exactly one gets the row. Null when no such link (unknown, used or expired).
+   */
+  async consume(tokenHash: string): Promise<ConsumedPortalLink | null> {
+    const rows = await this.prisma.$queryRaw<ConsumedPortalLink[]>`
+      UPDATE webhook_portal_links
+         SET used_at = now()
+       WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
+   RETURNING id, community_id AS "communityId", created_by_id AS "createdById"`;
+    return rows[0] ?? null;
+  }
+}
