@@ -150,6 +150,27 @@ describe('webhook portal links', () => {
     expect(await t.prisma.webhookPortalLink.count({ where: { communityId: b.community.id } })).toBe(0);
   });
 
+  it("lists the caller's communities where they may run webhooks, for the portal's picker", async () => {
+    const owner = await memberWithToken(t.app, { plan: 'PRO' });
+    const moderated = await memberWithToken(t.app, { plan: 'PRO' });
+    const free = await memberWithToken(t.app, { plan: 'FREE' });
+    await t.prisma.membership.createMany({
+      data: [
+        { communityId: moderated.community.id, userId: owner.user.id, role: 'MODERATOR' },
+        { communityId: free.community.id, userId: owner.user.id, role: 'OWNER' },
+      ],
+    });
+    const res = await call(t.app, 'GET', '/api/webhooks/manageable-communities', { token: owner.token });
+    expect(res.status).toBe(200);
+    expect(res.body.data.items).toEqual([
+      { id: owner.community.id, name: owner.community.name, slug: owner.community.slug, role: 'OWNER' },
+    ]);
+    const { token } = await link(owner);
+    const session = (await exchange(token)).body.data.accessToken as string;
+    const bySession = await call(t.app, 'GET', '/api/webhooks/manageable-communities', { token: session });
+    expect(bySession.status).toBe(401);
+  });
+
   it('is in the OpenAPI document', async () => {
     const doc = await call(t.app, 'GET', '/api/docs-json');
     expect(doc.status).toBe(200);

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpStatus, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public, RequireFeature, RequirePermission } from '../../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../../common/decorators/request.decorators';
@@ -6,7 +6,12 @@ import { ApiEndpoint } from '../../../common/http/api-docs';
 import type { Actor, TenantContext } from '../../../common/http/request-context';
 import { CommunityParamsDto } from '../dto/webhook-requests.dto';
 import { communityOf } from '../webhooks.controller';
-import { ExchangePortalLinkDto, PortalLinkDto, PortalSessionDto } from './portal-links.dto';
+import {
+  ExchangePortalLinkDto,
+  PortalCommunitiesDto,
+  PortalLinkDto,
+  PortalSessionDto,
+} from './portal-links.dto';
 import { PortalLinksService } from './portal-links.service';
 
 /**
@@ -41,11 +46,21 @@ export class PortalLinksController {
 }
 
 @ApiTags('webhooks')
-@Controller('webhooks/portal-sessions')
+@Controller('webhooks')
 export class PortalSessionsController {
   constructor(private readonly links: PortalLinksService) {}
 
-  @Post()
+  @Get('manageable-communities')
+  @ApiEndpoint({
+    summary: "The caller's communities where they hold WEBHOOKS_MANAGE and the plan has webhooks",
+    auth: 'jwt',
+    response: PortalCommunitiesDto,
+  })
+  async manageable(@CurrentActor() actor: Actor) {
+    return { items: await this.links.manageableCommunities(actor.userId) };
+  }
+
+  @Post('portal-sessions')
   @Public()
   @ApiEndpoint({
     summary: "Exchange a portal link's token (single use) for a session on that community's webhook routes",

@@ -1,3 +1,5 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Role } from '../../../generated/prisma/enums';
 import { IsString, Length } from 'class-validator';
 
 /** POST .../webhooks/portal-links: where the portal opens, and until when the link works. */
@@ -21,4 +23,18 @@ export class PortalSessionDto {
   /** seconds */
   expiresIn: number;
   communityId: string;
+}
+
+/** A community the caller may run webhooks in (the portal's picker after a password sign-in). */
+export class PortalCommunityDto {
+  id: string;
+  name: string;
+  slug: string;
+  @ApiProperty({ enum: Role })
+  role: Role;
+}
+
+export class PortalCommunitiesDto {
+  @ApiProperty({ type: [PortalCommunityDto] })
+  items: PortalCommunityDto[];
 }

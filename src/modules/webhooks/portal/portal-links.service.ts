@@ -5,7 +5,9 @@ import { Errors } from '../../../common/errors/app-error';
 import { sha256Hex } from '../../auth/api-key-format';
 import { TokenService } from '../../auth/token.service';
 import { PortalLinksStore } from './portal-links.store';
-import type { PortalLinkDto, PortalSessionDto } from './portal-links.dto';
+import { permissionsOf } from '../../../common/access/permissions';
+import { hasFeature } from '../../../common/access/plans';
+import type { PortalCommunityDto, PortalLinkDto, PortalSessionDto } from './portal-links.dto';
 
 /**
  * Portal links (issue 15, like Svix's App Portal): a community's app hands its admin a link that
@@ -19,6 +21,18 @@ export class PortalLinksService {
     private readonly tokens: TokenService,
     private readonly config: AppConfig,
   ) {}
+
+  /** Communities where the user may run webhooks: WEBHOOKS_MANAGE and a plan with `webhooks`. */
+  async manageableCommunities(userId: string): Promise<PortalCommunityDto[]> {
+    const memberships = await this.store.membershipsOf(userId);
+    return memberships
+      .filter(
+        ({ role, community }) =>
+          permissionsOf(role).has('WEBHOOKS_MANAGE') &&
+          hasFeature(community.plan, community.featureOverrides, 'webhooks'),
+      )
+      .map(({ role, community }) => ({ id: community.id, name: community.name, slug: community.slug, role }));
+  }
 
   async create(communityId: string, createdById: string): Promise<PortalLinkDto> {
     const token = randomBytes(32).toString('base64url');

@@ -7,10 +7,22 @@ export interface ConsumedPortalLink {
   createdById: string;
 }
 
-/** The one owner of `webhook_portal_links`' queries. */
+/** The one owner of `webhook_portal_links`' queries, and of the portal's read of the caller's memberships. */
 @Injectable()
 export class PortalLinksStore {
   constructor(private readonly prisma: PrismaService) {}
+
+  /** The user's memberships with their communities (the portal's picker filters them). */
+  membershipsOf(userId: string) {
+    return this.prisma.membership.findMany({
+      where: { userId },
+      select: {
+        role: true,
+        community: { select: { id: true, name: true, slug: true, plan: true, featureOverrides: true } },
+      },
+      orderBy: { community: { name: 'asc' } },
+    });
+  }
 
   async create(link: {
     communityId: string;
