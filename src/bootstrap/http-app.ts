@@ -14,6 +14,7 @@ import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
 import { addEventSchemas } from '../modules/events/event-schemas';
+import { servePortal } from './portal-static';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Login and refresh-token answer anyone: their bodies are a few hundred bytes, so 16 KiB is ample. */
@@ -156,6 +157,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     jsonDocumentUrl: 'api/docs-json',
     yamlDocumentUrl: 'api/docs-yaml',
   });
+  await servePortal(app);
   app.enableShutdownHooks();
   await app.init();
   // Nest registers its own application/json parser during init(): replace it afterwards.
