@@ -410,17 +410,19 @@ function DeliveryLog({
                       >
                         Details
                       </button>
-                      <button
-                        type="button"
-                        onClick={() =>
-                          act(async () => {
-                            await api(session, 'POST', `${base}/deliveries/${d.id}/resend`, {});
-                            return `Event ${d.eventType} queued again.`;
-                          })
-                        }
-                      >
-                        Resend
-                      </button>
+                      {d.eventType !== 'webhook.test' && (
+                        <button
+                          type="button"
+                          onClick={() =>
+                            act(async () => {
+                              await api(session, 'POST', `${base}/deliveries/${d.id}/resend`, {});
+                              return `Event ${d.eventType} queued again.`;
+                            })
+                          }
+                        >
+                          Resend
+                        </button>
+                      )}
                     </td>
                   </tr>
                   {open === d.id && (
@@ -468,7 +470,7 @@ function Endpoints({
   const [form, setForm] = useState<{ editing: Webhook | null } | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const [test, setTest] = useState<Delivery | null>(null);
+  const [test, setTest] = useState<{ endpointId: string; delivery: Delivery } | null>(null);
   const [reload, setReload] = useState(0);
   const base = `/communities/${communityId}/webhooks`;
   useEffect(() => {
@@ -566,12 +568,10 @@ function Endpoints({
                 onClick={() =>
                   act(async () => {
                     setTest(null);
-                    try {
-                      setTest(await api<Delivery>(session, 'POST', `${base}/${w.id}/test`, {}));
-                    } catch (err) {
-                      if (err instanceof ApiError && err.code === 'WEBHOOK_TEST_FAILED') setSelected(w.id);
-                      throw err;
-                    }
+                    setTest({
+                      endpointId: w.id,
+                      delivery: await api<Delivery>(session, 'POST', `${base}/${w.id}/test`, {}),
+                    });
                   })
                 }
               >
@@ -605,10 +605,10 @@ function Endpoints({
                 Delete
               </button>
             </div>
-            {test && test.id && selected !== w.id && test.messageId && (
+            {test?.endpointId === w.id && (
               <div class="card" role="status">
                 <h3>Test delivery</h3>
-                <AttemptDetail delivery={test} />
+                <AttemptDetail delivery={test.delivery} />
               </div>
             )}
             {current?.id === w.id && <DeliveryLog session={session} communityId={communityId} webhook={w} />}
