@@ -192,7 +192,9 @@ try {
   const link = await apiCall('POST', `/communities/${pro.id}/webhooks/portal-links`, login.accessToken, {});
   const phone = await browser.newPage({ viewport: { width: 375, height: 800 } });
   await phone.goto(link.url);
-  await phone.getByRole('heading', { name: /Webhooks/ }).waitFor();
+  await phone
+    .getByRole('heading', { name: 'Webhooks · Demo Pro' /* the seed's name of demo-pro */ })
+    .waitFor();
   if (phone.url().includes('token=')) throw new Error('the token stayed in the address bar');
   await phone.screenshot({ path: join(shots, '08-link-sign-in-375px.png'), fullPage: true });
   await phone.goto('about:blank');

@@ -723,10 +723,15 @@ function App() {
     // the token leaves the address bar (and history) before anything else happens
     history.replaceState(null, '', window.location.pathname);
     setExchanging(true);
-    api<{ accessToken: string; communityId: string }>(null, 'POST', '/webhooks/portal-sessions', { token })
+    api<{ accessToken: string; communityId: string; communityName: string }>(
+      null,
+      'POST',
+      '/webhooks/portal-sessions',
+      { token },
+    )
       .then((portal) => {
         setSession({ token: portal.accessToken, communityId: portal.communityId });
-        setCommunity({ id: portal.communityId, name: 'this community' });
+        setCommunity({ id: portal.communityId, name: portal.communityName });
       })
       .catch((err) => setLinkError(errorText(err)))
       .finally(() => setExchanging(false));

@@ -69,7 +69,11 @@ describe('webhook portal links', () => {
     expect(statuses).toEqual([201, 401]);
     const won = first.status === 201 ? first : second;
     const lost = first.status === 201 ? second : first;
-    expect(won.body.data).toMatchObject({ tokenType: 'Bearer', communityId: owner.community.id });
+    expect(won.body.data).toMatchObject({
+      tokenType: 'Bearer',
+      communityId: owner.community.id,
+      communityName: owner.community.name,
+    });
     expect(lost.body.error).toMatch(/already used or has expired/);
 
     const list = await call(t.app, 'GET', `/api/communities/${owner.community.id}/webhooks`, {

@@ -23,6 +23,7 @@ export class PortalSessionDto {
   /** seconds */
   expiresIn: number;
   communityId: string;
+  communityName: string;
 }
 
 /** A community the caller may run webhooks in (the portal's picker after a password sign-in). */

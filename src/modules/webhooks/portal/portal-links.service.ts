@@ -53,6 +53,11 @@ export class PortalLinksService {
       );
     }
     const session = this.tokens.issuePortalSession(link);
-    return { ...session, tokenType: 'Bearer', communityId: link.communityId };
+    return {
+      ...session,
+      tokenType: 'Bearer',
+      communityId: link.communityId,
+      communityName: link.communityName,
+    };
   }
 }

@@ -5,6 +5,7 @@ export interface ConsumedPortalLink {
   id: string;
   communityId: string;
   createdById: string;
+  communityName: string;
 }
 
 /** The one owner of `webhook_portal_links`' queries, and of the portal's read of the caller's memberships. */
@@ -39,10 +40,14 @@ export class PortalLinksStore {
    */
   async consume(tokenHash: string): Promise<ConsumedPortalLink | null> {
     const rows = await this.prisma.$queryRaw<ConsumedPortalLink[]>`
-      UPDATE webhook_portal_links
-         SET used_at = now()
-       WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
-   RETURNING id, community_id AS "communityId", created_by_id AS "createdById"`;
+      WITH used AS (
+        UPDATE webhook_portal_links
+           SET used_at = now()
+         WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
+     RETURNING id, community_id, created_by_id)
+      SELECT used.id, used.community_id AS "communityId", used.created_by_id AS "createdById",
+             c.name AS "communityName"
+        FROM used JOIN communities c ON c.id = used.community_id`;
     return rows[0] ?? null;
   }
 }
