@@ -18,6 +18,8 @@ COPY prisma ./prisma
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
+# the webhook portal (Vite + Preact), built into dist/portal by npm run build
+COPY portal ./portal
 RUN npm run build
 
 FROM node:22-bookworm-slim AS runtime

@@ -54,4 +54,16 @@ export default tseslint.config(
       ),
     },
   },
+  // The webhook portal runs in browsers only.
+  {
+    files: ['portal/**'],
+    languageOptions: {
+      globals: Object.fromEntries(
+        ['window', 'document', 'navigator', 'history', 'fetch', 'Response', 'URLSearchParams'].map((name) => [
+          name,
+          'readonly',
+        ]),
+      ),
+    },
+  },
 );

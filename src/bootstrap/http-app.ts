@@ -15,6 +15,7 @@ import { HttpMetrics } from '../metrics/http-metrics';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
 import { addEventSchemas } from '../modules/events/event-schemas';
 import { completeOpenApiDocument } from './openapi-document';
+import { servePortal } from './portal-static';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Login and refresh-token answer anyone: their bodies are a few hundred bytes, so 16 KiB is ample. */
@@ -169,6 +170,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     jsonDocumentUrl: 'api/docs-json',
     yamlDocumentUrl: 'api/docs-yaml',
   });
+  await servePortal(app);
   app.enableShutdownHooks();
   // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body
   // too; the only error handler of the instance (see ContractFastifyAdapter).

@@ -29,6 +29,8 @@ export function formatBanner(input: BannerInput): string[] {
     'Community Platform is ready: the API and the webhook worker are running (Ctrl-C stops both).',
     `  API   ${apiBase}`,
     `  Docs  ${apiBase}/docs   (OpenAPI JSON: ${apiBase}/docs-json)`,
+    // the webhook portal is served beside /api, not under it
+    `  Portal ${apiBase.replace(/\/api$/, '')}/portal   (webhook endpoints, delivery log; sign in with a demo login)`,
   ];
   if (!state) {
     lines.push(

@@ -209,6 +209,14 @@ export class AppConfig {
   @IsDuration('30d')
   REFRESH_TOKEN_EXPIRES_IN = '30d';
 
+  /** How long a webhook portal link stays usable (it is single-use as well). */
+  @IsDuration('10m')
+  PORTAL_LINK_TTL = '10m';
+
+  /** How long the portal session a link opens lasts (scoped to that community's webhook routes). */
+  @IsDuration('1h')
+  PORTAL_SESSION_TTL = '1h';
+
   /** A key ring, newest first: the newest encrypts, every key decrypts (rotation: docs/operations.md). */
   @IsOptional()
   @IsEncryptionKeyRing()
@@ -338,6 +346,12 @@ export class AppConfig {
   }
   get refreshTokenTtlMs(): number {
     return durationMs(this.REFRESH_TOKEN_EXPIRES_IN);
+  }
+  get portalLinkTtlMs(): number {
+    return durationMs(this.PORTAL_LINK_TTL);
+  }
+  get portalSessionTtlSeconds(): number {
+    return Math.max(1, Math.floor(durationMs(this.PORTAL_SESSION_TTL) / 1000));
   }
   /** The webhook-secret key ring, newest (the one that encrypts) first. */
   get webhookEncryptionKeys(): Buffer[] {

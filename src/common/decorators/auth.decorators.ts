@@ -4,6 +4,7 @@ import type { FeatureKey } from '../access/plans';
 
 export const IS_PUBLIC = 'auth:public';
 export const ALLOW_API_KEY = 'auth:allowApiKey';
+export const ALLOW_PORTAL_SESSION = 'auth:allowPortalSession';
 export const TENANT_SCOPED = 'tenancy:scoped';
 export const REQUIRED_PERMISSION = 'access:permission';
 export const REQUIRED_FEATURE = 'access:feature';
@@ -12,6 +13,11 @@ export const REQUIRED_FEATURE = 'access:feature';
 export const Public = () => SetMetadata(IS_PUBLIC, true);
 /** The route takes X-Api-Key as well as a Bearer JWT (default: Bearer JWT only). */
 export const AllowApiKey = () => SetMetadata(ALLOW_API_KEY, true);
+/**
+ * A webhook-portal session (issue 15) may call this route, in its own community only (default: a
+ * portal session is refused everywhere).
+ */
+export const AllowPortalSession = () => SetMetadata(ALLOW_PORTAL_SESSION, true);
 /** The route acts inside one community, resolved by the order of spec §5. */
 export const TenantScoped = () => SetMetadata(TENANT_SCOPED, true);
 /** The caller needs this permission in the resolved community (implies @TenantScoped). */

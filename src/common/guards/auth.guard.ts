@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ALLOW_API_KEY, IS_PUBLIC } from '../decorators/auth.decorators';
+import { ALLOW_API_KEY, ALLOW_PORTAL_SESSION, IS_PUBLIC } from '../decorators/auth.decorators';
 import { Errors } from '../errors/app-error';
 import type { AppRequest } from '../http/request-context';
 import { CredentialsService } from '../../modules/auth/credentials.service';
@@ -29,6 +29,17 @@ export class AuthGuard implements CanActivate {
         'This route requires a login token (Authorization: Bearer); API keys are not accepted',
       );
     }
+    // --- webhook-portal sessions (issue 15): only routes marked for them, only in their community
+    if (result.actor.portalCommunityId !== undefined) {
+      if (!this.reflector.getAllAndOverride<boolean>(ALLOW_PORTAL_SESSION, targets)) {
+        throw Errors.unauthorized('A webhook portal session cannot call this route');
+      }
+      const pathCommunity = (request.params as Record<string, string> | undefined)?.communityId;
+      if (pathCommunity !== undefined && pathCommunity !== result.actor.portalCommunityId) {
+        throw Errors.forbidden('This webhook portal session is for another community');
+      }
+    }
+    // --- end of webhook-portal sessions
     request.actor = result.actor;
     return true;
   }

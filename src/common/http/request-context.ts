@@ -12,6 +12,8 @@ export interface Actor {
   defaultCommunityId: string | null;
   /** refresh-token family of the login session (JWT only) */
   sessionId?: string;
+  /** a webhook-portal session (issue 15): the one community whose portal routes it may use */
+  portalCommunityId?: string;
   apiKey?: { id: string; communityId: string; scopes: readonly Permission[] };
 }
 

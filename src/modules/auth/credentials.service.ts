@@ -6,7 +6,7 @@ import { PrismaService } from '../../prisma/prisma.service';
 import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
 import { parseApiKey, secretMatches } from './api-key-format';
 import { SessionRevocationsService } from './session-revocations.service';
-import { TokenService } from './token.service';
+import { type PortalClaims, TokenService } from './token.service';
 
 export type CredentialResult =
   { status: 'none' } | { status: 'invalid'; message: string } | { status: 'ok'; actor: Actor };
@@ -90,6 +90,8 @@ export class CredentialsService {
       return { status: 'invalid', message: 'Malformed Authorization header: expected Bearer <token>' };
     const claims = this.tokens.verifyAccessToken(match[1]);
     if (!claims) {
+      const portal = this.tokens.verifyPortalToken(match[1]);
+      if (portal) return this.fromPortalSession(portal);
       return { status: 'invalid', message: 'Invalid or expired token' };
     }
     // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
@@ -113,6 +115,27 @@ export class CredentialsService {
         isPlatformAdmin: user.isPlatformAdmin,
         defaultCommunityId: claims.tenantId,
         sessionId: claims.sid,
+      },
+    };
+  }
+
+  /** A webhook-portal session: the link creator, confined to one community (AuthGuard enforces it). */
+  private async fromPortalSession(claims: PortalClaims): Promise<CredentialResult> {
+    const user = await this.prisma.user.findUnique({
+      where: { id: claims.userId },
+      select: { id: true, email: true },
+    });
+    if (!user) return { status: 'invalid', message: 'Invalid or expired token' };
+    return {
+      status: 'ok',
+      actor: {
+        kind: 'user',
+        userId: user.id,
+        email: user.email,
+        // a platform admin's portal link still opens one community's webhooks, as a member would
+        isPlatformAdmin: false,
+        defaultCommunityId: claims.communityId,
+        portalCommunityId: claims.communityId,
       },
     };
   }

@@ -55,6 +55,32 @@ function hasWellFormedClaims(claims: Partial<AccessClaims> | null | undefined): 
   );
 }
 
+/**
+ * Claims of a webhook-portal session (issue 15), opened by a single-use portal link. `typ: 'portal'`
+ * keeps it out of every route not marked @AllowPortalSession(), and communityId out of every other
+ * community; the user is the link's creator, whose permissions are checked again on each request.
+ */
+export interface PortalClaims {
+  typ: 'portal';
+  userId: string;
+  communityId: string;
+  linkId: string;
+  sub: string;
+  iat: number;
+  exp: number;
+}
+
+function hasWellFormedPortalClaims(claims: Partial<PortalClaims> | null | undefined): claims is PortalClaims {
+  return (
+    typeof claims === 'object' &&
+    claims !== null &&
+    claims.typ === 'portal' &&
+    isUuid(claims.userId) &&
+    isUuid(claims.communityId) &&
+    isUuid(claims.linkId)
+  );
+}
+
 interface TokenUser {
   id: string;
   email: string;
@@ -84,6 +110,28 @@ export class TokenService {
     try {
       const claims = this.jwt.verify<AccessClaims>(token, { algorithms: ['HS256'] });
       return hasWellFormedClaims(claims) ? claims : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A portal session token for the link's creator in the link's community (no refresh token). */
+  issuePortalSession(link: { id: string; communityId: string; createdById: string }): {
+    accessToken: string;
+    expiresIn: number;
+  } {
+    const expiresIn = this.config.portalSessionTtlSeconds;
+    const accessToken = this.jwt.sign(
+      { typ: 'portal', userId: link.createdById, communityId: link.communityId, linkId: link.id },
+      { subject: link.createdById, expiresIn, algorithm: 'HS256' },
+    );
+    return { accessToken, expiresIn };
+  }
+
+  verifyPortalToken(token: string): PortalClaims | null {
+    try {
+      const claims = this.jwt.verify<PortalClaims>(token, { algorithms: ['HS256'] });
+      return hasWellFormedPortalClaims(claims) ? claims : null;
     } catch {
       return null;
     }

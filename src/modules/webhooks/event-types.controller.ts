@@ -1,5 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { AllowPortalSession } from '../../common/decorators/auth.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import { EVENT_DESCRIPTIONS, EventType, SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../events/event-catalog';
 import { eventBodyExample, eventBodySchema } from '../events/event-schemas';
@@ -21,6 +22,7 @@ const EVENT_TYPES: EventTypesDto = {
 /** The event catalog (contract §5 extension): any logged-in user, no community needed. */
 @ApiTags('webhooks')
 @Controller('webhooks')
+@AllowPortalSession()
 export class EventTypesController {
   @Get('event-types')
   @ApiEndpoint({

@@ -1,6 +1,10 @@
 import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
+import {
+  AllowPortalSession,
+  RequireFeature,
+  RequirePermission,
+} from '../../common/decorators/auth.decorators';
 import { RateLimit } from '../../common/decorators/rate-limit.decorator';
 import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { Errors } from '../../common/errors/app-error';
@@ -37,7 +41,7 @@ import { WebhookTestService } from './webhook-test.service';
  * The community in the path is the one the request acts in. Only a custom-domain Host outranks
  * it (spec §5); a path naming another community than that host is refused rather than guessed.
  */
-function communityOf(tenant: TenantContext, params: CommunityParamsDto): string {
+export function communityOf(tenant: TenantContext, params: CommunityParamsDto): string {
   if (params.communityId !== tenant.communityId) {
     throw Errors.forbidden('The community in the path is not the community this request resolves to');
   }
@@ -49,6 +53,7 @@ function communityOf(tenant: TenantContext, params: CommunityParamsDto): string 
 @Controller('communities/:communityId/webhooks')
 @RequireFeature('webhooks')
 @RequirePermission('WEBHOOKS_MANAGE')
+@AllowPortalSession()
 export class WebhooksController {
   constructor(
     private readonly endpoints: WebhookEndpointsService,

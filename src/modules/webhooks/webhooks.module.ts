@@ -8,6 +8,9 @@ import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
 import { DELIVERY_QUEUE } from './worker/delivery-job';
 import { DeliveryQueue, deliveryQueueOptions } from './worker/delivery-queue.service';
+import { PortalLinksController, PortalSessionsController } from './portal/portal-links.controller';
+import { PortalLinksService } from './portal/portal-links.service';
+import { PortalLinksStore } from './portal/portal-links.store';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksCoreModule } from './webhooks-core.module';
 
@@ -23,8 +26,15 @@ import { WebhooksCoreModule } from './webhooks-core.module';
       useFactory: (config: AppConfig) => deliveryQueueOptions(config),
     }),
   ],
-  controllers: [WebhooksController, EventTypesController],
-  providers: [WebhookEndpointsService, WebhookTestService, WebhookResendService, DeliveryQueue],
+  controllers: [WebhooksController, EventTypesController, PortalLinksController, PortalSessionsController],
+  providers: [
+    WebhookEndpointsService,
+    WebhookTestService,
+    WebhookResendService,
+    DeliveryQueue,
+    PortalLinksService,
+    PortalLinksStore,
+  ],
   exports: [WebhookEndpointsService],
 })
 export class WebhooksModule {}

@@ -1,0 +1,746 @@
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import {
+  api,
+  ApiError,
+  type Community,
+  type Delivery,
+  type DeliveryPage,
+  type EventType,
+  localTime,
+  type Session,
+  type Webhook,
+} from './api';
+import './styles.css';
+
+type View = 'endpoints' | 'catalog' | 'verify';
+
+function errorText(err: unknown): string {
+  return err instanceof ApiError ? err.message : 'Something went wrong. Please try again.';
+}
+
+function Alert({ error }: { error: string | null }) {
+  return error ? (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      onClick={async () => {
+        await navigator.clipboard.writeText(text);
+        setCopied(true);
+      }}
+    >
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}
+
+function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) {
+  return (
+    <section class="card secret" aria-labelledby="secret-title">
+      <h3 id="secret-title">Signing secret</h3>
+      <p class="warning">
+        Copy it now: it will not be shown again. Anyone who has it can sign requests as this service.
+      </p>
+      <code data-testid="secret">{secret}</code>
+      <div class="row">
+        <CopyButton text={secret} label="Copy secret" />
+        <button type="button" onClick={onDone}>
+          I have saved it
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** Sign-in: e-mail and password, or a portal link's token from the URL fragment. */
+function SignIn({ onSession, linkError }: { onSession: (s: Session) => void; linkError: string | null }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <main class="narrow">
+      <h1>Webhook portal</h1>
+      {linkError && (
+        <section class="card" role="alert">
+          <h2>This portal link cannot be used</h2>
+          <p>{linkError}</p>
+        </section>
+      )}
+      <form
+        class="card"
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setBusy(true);
+          setError(null);
+          try {
+            const pair = await api<{ accessToken: string }>(null, 'POST', '/auth/login', { email, password });
+            onSession({ token: pair.accessToken });
+          } catch (err) {
+            setError(errorText(err));
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        <h2>Sign in</h2>
+        <label for="email">E-mail</label>
+        <input
+          id="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onInput={(e) => setEmail(e.currentTarget.value)}
+        />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onInput={(e) => setPassword(e.currentTarget.value)}
+        />
+        <Alert error={error} />
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+    </main>
+  );
+}
+
+function Picker({ session, onPick }: { session: Session; onPick: (c: Community) => void }) {
+  const [communities, setCommunities] = useState<Community[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api<{ items: Community[] }>(session, 'GET', '/webhooks/manageable-communities')
+      .then((page) => setCommunities(page.items))
+      .catch((err) => setError(errorText(err)));
+  }, [session]);
+  return (
+    <main class="narrow">
+      <h1>Choose a community</h1>
+      <Alert error={error} />
+      {!communities && !error && <p aria-live="polite">Loading your communities…</p>}
+      {communities?.length === 0 && <p>You do not manage webhooks in any community.</p>}
+      <ul class="plain">
+        {communities?.map((community) => (
+          <li key={community.id}>
+            <button type="button" class="wide" onClick={() => onPick(community)}>
+              {community.name}{' '}
+              <span class="muted">
+                ({community.slug}, {community.role.toLowerCase()})
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
+    </main>
+  );
+}
+
+function stateOf(webhook: Webhook): string {
+  if (webhook.disabledAt) return `disabled at ${localTime(webhook.disabledAt)}`;
+  return webhook.isActive ? 'active' : 'paused';
+}
+
+function EndpointForm({
+  session,
+  communityId,
+  catalog,
+  editing,
+  onSaved,
+  onCancel,
+}: {
+  session: Session;
+  communityId: string;
+  catalog: EventType[];
+  editing: Webhook | null;
+  onSaved: (webhook: Webhook, secret?: string) => void;
+  onCancel: () => void;
+}) {
+  const [url, setUrl] = useState(editing?.url ?? '');
+  const [description, setDescription] = useState(editing?.description ?? '');
+  const [events, setEvents] = useState<string[]>(editing?.events ?? []);
+  const [fields, setFields] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  const base = `/communities/${communityId}/webhooks`;
+  return (
+    <form
+      class="card"
+      aria-labelledby="form-title"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        setFields({});
+        setError(null);
+        try {
+          const body = { url, description, events };
+          const saved = editing
+            ? await api<Webhook>(session, 'PATCH', `${base}/${editing.id}`, body)
+            : await api<Webhook & { secret: string }>(session, 'POST', base, body);
+          onSaved(saved, 'secret' in saved ? (saved as { secret: string }).secret : undefined);
+        } catch (err) {
+          if (err instanceof ApiError) setFields(err.fieldMessages());
+          setError(errorText(err));
+        }
+      }}
+    >
+      <h3 id="form-title">{editing ? 'Edit endpoint' : 'New endpoint'}</h3>
+      <label for="url">URL</label>
+      <input
+        id="url"
+        type="text"
+        inputMode="url"
+        required
+        value={url}
+        aria-invalid={!!fields.url}
+        aria-describedby="url-error"
+        onInput={(e) => setUrl(e.currentTarget.value)}
+      />
+      <p id="url-error" class="field-error">
+        {fields.url}
+      </p>
+      <label for="description">Description</label>
+      <input
+        id="description"
+        type="text"
+        value={description}
+        aria-describedby="description-error"
+        onInput={(e) => setDescription(e.currentTarget.value)}
+      />
+      <p id="description-error" class="field-error">
+        {fields.description}
+      </p>
+      <fieldset aria-describedby="events-error">
+        <legend>Events</legend>
+        {catalog.map((type) => (
+          <label key={type.name} class="check">
+            <input
+              type="checkbox"
+              checked={events.includes(type.name)}
+              onChange={(e) =>
+                setEvents(
+                  e.currentTarget.checked ? [...events, type.name] : events.filter((n) => n !== type.name),
+                )
+              }
+            />
+            <span>
+              <code>{type.name}</code> <span class="muted">{type.description}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <p id="events-error" class="field-error">
+        {fields.events ?? Object.entries(fields).find(([f]) => f.startsWith('events'))?.[1]}
+      </p>
+      <Alert error={error} />
+      <div class="row">
+        <button type="submit">{editing ? 'Save' : 'Create endpoint'}</button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function successRate(deliveries: Delivery[]): string {
+  const since = Date.now() - 24 * 3600 * 1000;
+  const done = deliveries.filter((d) => Date.parse(d.createdAt) >= since && d.status !== 'PENDING');
+  if (done.length === 0) return 'no attempts in 24 h';
+  const ok = done.filter((d) => d.status === 'SUCCESS').length;
+  return `${Math.round((ok / done.length) * 100)} % of ${done.length} in 24 h`;
+}
+
+function AttemptDetail({ delivery }: { delivery: Delivery }) {
+  return (
+    <dl class="detail">
+      <dt>Status</dt>
+      <dd>{delivery.status}</dd>
+      <dt>Attempt</dt>
+      <dd>{delivery.attempt}</dd>
+      <dt>Response status</dt>
+      <dd>{delivery.responseStatus ?? '—'}</dd>
+      <dt>Duration</dt>
+      <dd>{delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`}</dd>
+      <dt>Error</dt>
+      <dd>{delivery.error ?? '—'}</dd>
+      <dt>Next attempt</dt>
+      <dd>{localTime(delivery.nextAttemptAt)}</dd>
+      <dt>Response body</dt>
+      <dd>
+        <pre>{delivery.responseBody ?? '—'}</pre>
+      </dd>
+      <dt>Event body</dt>
+      <dd>
+        <pre>{delivery.payload ? JSON.stringify(delivery.payload, null, 2) : '— (no longer kept)'}</pre>
+      </dd>
+    </dl>
+  );
+}
+
+const PAGE = 20;
+
+function DeliveryLog({
+  session,
+  communityId,
+  webhook,
+}: {
+  session: Session;
+  communityId: string;
+  webhook: Webhook;
+}) {
+  const [status, setStatus] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [page, setPage] = useState<DeliveryPage | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [since, setSince] = useState('');
+  const [reload, setReload] = useState(0);
+  const base = `/communities/${communityId}/webhooks/${webhook.id}`;
+  useEffect(() => {
+    setPage(null);
+    const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+    if (status) query.set('status', status);
+    api<DeliveryPage>(session, 'GET', `${base}/deliveries?${query}`)
+      .then(setPage)
+      .catch((err) => setError(errorText(err)));
+  }, [status, offset, reload, base, session]);
+  const act = async (work: () => Promise<string>) => {
+    setError(null);
+    try {
+      setNotice(await work());
+      setReload((n) => n + 1);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <section aria-labelledby="log-title">
+      <h3 id="log-title">Delivery log</h3>
+      <div class="row">
+        <label for="status-filter">Status</label>
+        <select
+          id="status-filter"
+          value={status}
+          onChange={(e) => (setOffset(0), setStatus(e.currentTarget.value))}
+        >
+          <option value="">All</option>
+          <option value="SUCCESS">Success</option>
+          <option value="FAILED">Failed</option>
+          <option value="PENDING">Pending</option>
+        </select>
+        <button type="button" onClick={() => setReload((n) => n + 1)}>
+          Refresh
+        </button>
+      </div>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(async () => {
+            const result = await api<{ queued: number }>(session, 'POST', `${base}/recover`, {
+              since: new Date(since).toISOString(),
+            });
+            return `${result.queued} failed event(s) queued again.`;
+          });
+        }}
+      >
+        <label for="recover-since">Recover failed since</label>
+        <input
+          id="recover-since"
+          type="datetime-local"
+          required
+          value={since}
+          onInput={(e) => setSince(e.currentTarget.value)}
+        />
+        <button type="submit">Recover</button>
+      </form>
+      <Alert error={error} />
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {!page && !error && <p aria-live="polite">Loading deliveries…</p>}
+      {page?.items.length === 0 && <p>No deliveries yet.</p>}
+      {page && page.items.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Delivery attempts, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Event</th>
+                <th scope="col">Status</th>
+                <th scope="col">Attempt</th>
+                <th scope="col">Response</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.map((d) => (
+                <>
+                  <tr key={d.id} data-status={d.status}>
+                    <td>{localTime(d.createdAt)}</td>
+                    <td>
+                      <code>{d.eventType}</code>
+                    </td>
+                    <td>
+                      <span class={`badge ${d.status.toLowerCase()}`}>{d.status}</span>
+                    </td>
+                    <td>{d.attempt}</td>
+                    <td>{d.responseStatus ?? d.error ?? '—'}</td>
+                    <td class="row">
+                      <button
+                        type="button"
+                        aria-expanded={open === d.id}
+                        onClick={() => setOpen(open === d.id ? null : d.id)}
+                      >
+                        Details
+                      </button>
+                      {d.eventType !== 'webhook.test' && (
+                        <button
+                          type="button"
+                          onClick={() =>
+                            act(async () => {
+                              await api(session, 'POST', `${base}/deliveries/${d.id}/resend`, {});
+                              return `Event ${d.eventType} queued again.`;
+                            })
+                          }
+                        >
+                          Resend
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                  {open === d.id && (
+                    <tr key={`${d.id}-detail`}>
+                      <td colSpan={6}>
+                        <AttemptDetail delivery={d} />
+                      </td>
+                    </tr>
+                  )}
+                </>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {page && (
+        <nav class="row" aria-label="Pages">
+          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            Newer
+          </button>
+          <span>
+            {page.total === 0 ? 0 : offset + 1}–{offset + page.items.length} of {page.total}
+          </span>
+          <button type="button" disabled={!page.hasMore} onClick={() => setOffset(offset + PAGE)}>
+            Older
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
+
+function Endpoints({
+  session,
+  communityId,
+  catalog,
+}: {
+  session: Session;
+  communityId: string;
+  catalog: EventType[];
+}) {
+  const [webhooks, setWebhooks] = useState<Webhook[] | null>(null);
+  const [rates, setRates] = useState<Record<string, string>>({});
+  const [error, setError] = useState<string | null>(null);
+  const [form, setForm] = useState<{ editing: Webhook | null } | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [test, setTest] = useState<{ endpointId: string; delivery: Delivery } | null>(null);
+  const [reload, setReload] = useState(0);
+  const base = `/communities/${communityId}/webhooks`;
+  useEffect(() => {
+    api<{ items: Webhook[] }>(session, 'GET', base)
+      .then(async (list) => {
+        setWebhooks(list.items);
+        const entries = await Promise.all(
+          list.items.map(async (w) => {
+            const page = await api<DeliveryPage>(session, 'GET', `${base}/${w.id}/deliveries?limit=100`);
+            return [w.id, successRate(page.items)] as const;
+          }),
+        );
+        setRates(Object.fromEntries(entries));
+      })
+      .catch((err) => setError(errorText(err)));
+  }, [reload, base, session]);
+  const act = async (work: () => Promise<void>) => {
+    setError(null);
+    try {
+      await work();
+      setReload((n) => n + 1);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  const current = webhooks?.find((w) => w.id === selected) ?? null;
+  return (
+    <section aria-labelledby="endpoints-title">
+      <div class="row spread">
+        <h2 id="endpoints-title">Endpoints</h2>
+        <button type="button" onClick={() => (setForm({ editing: null }), setSecret(null))}>
+          Add endpoint
+        </button>
+      </div>
+      {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
+      {form && (
+        <EndpointForm
+          session={session}
+          communityId={communityId}
+          catalog={catalog}
+          editing={form.editing}
+          onCancel={() => setForm(null)}
+          onSaved={(_saved, newSecret) => {
+            setForm(null);
+            if (newSecret) setSecret(newSecret);
+            setReload((n) => n + 1);
+          }}
+        />
+      )}
+      <Alert error={error} />
+      {!webhooks && !error && <p aria-live="polite">Loading endpoints…</p>}
+      {webhooks?.length === 0 && <p>No endpoints yet. Add one to start receiving events.</p>}
+      <ul class="plain">
+        {webhooks?.map((w) => (
+          <li key={w.id} class="card endpoint" data-endpoint={w.url}>
+            <div class="row spread">
+              <strong class="url">{w.url}</strong>
+              <span class={`badge ${w.disabledAt ? 'failed' : w.isActive ? 'success' : 'pending'}`}>
+                {stateOf(w)}
+              </span>
+            </div>
+            <p>{w.description || <span class="muted">No description</span>}</p>
+            <p class="muted">
+              Events: {w.events.join(', ')} · Failures in a row: {w.consecutiveFailures} · Success rate:{' '}
+              {rates[w.id] ?? '…'}
+            </p>
+            <div class="row">
+              <button
+                type="button"
+                onClick={() => setSelected(selected === w.id ? null : w.id)}
+                aria-expanded={selected === w.id}
+              >
+                Delivery log
+              </button>
+              <button type="button" onClick={() => (setForm({ editing: w }), setSecret(null))}>
+                Edit
+              </button>
+              {w.isActive && !w.disabledAt ? (
+                <button
+                  type="button"
+                  onClick={() => act(() => api(session, 'PATCH', `${base}/${w.id}`, { isActive: false }))}
+                >
+                  Pause
+                </button>
+              ) : (
+                <button
+                  type="button"
+                  onClick={() => act(() => api(session, 'PATCH', `${base}/${w.id}`, { isActive: true }))}
+                >
+                  {w.disabledAt ? 'Re-enable' : 'Resume'}
+                </button>
+              )}
+              <button
+                type="button"
+                onClick={() =>
+                  act(async () => {
+                    setTest(null);
+                    setTest({
+                      endpointId: w.id,
+                      delivery: await api<Delivery>(session, 'POST', `${base}/${w.id}/test`, {}),
+                    });
+                  })
+                }
+              >
+                Send test
+              </button>
+              <button
+                type="button"
+                onClick={() =>
+                  act(async () => {
+                    const rotated = await api<{ secret: string }>(
+                      session,
+                      'POST',
+                      `${base}/${w.id}/rotate-secret`,
+                      {},
+                    );
+                    setSecret(rotated.secret);
+                  })
+                }
+              >
+                Rotate secret
+              </button>
+              <button
+                type="button"
+                class="danger"
+                onClick={() => {
+                  if (window.confirm(`Delete ${w.url} with its secrets and delivery log?`)) {
+                    void act(() => api(session, 'DELETE', `${base}/${w.id}`));
+                  }
+                }}
+              >
+                Delete
+              </button>
+            </div>
+            {test?.endpointId === w.id && (
+              <div class="card" role="status">
+                <h3>Test delivery</h3>
+                <AttemptDetail delivery={test.delivery} />
+              </div>
+            )}
+            {current?.id === w.id && <DeliveryLog session={session} communityId={communityId} webhook={w} />}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function Catalog({ catalog }: { catalog: EventType[] }) {
+  return (
+    <section aria-labelledby="catalog-title">
+      <h2 id="catalog-title">Event catalog</h2>
+      {catalog.map((type) => (
+        <details key={type.name} class="card">
+          <summary>
+            <code>{type.name}</code> — {type.description}
+          </summary>
+          <h3>Schema</h3>
+          <pre>{JSON.stringify(type.schema, null, 2)}</pre>
+          <h3>Example</h3>
+          <pre>{JSON.stringify(type.example, null, 2)}</pre>
+        </details>
+      ))}
+    </section>
+  );
+}
+
+const NODE_SNIPPET = `import { verifyWebhook } from '@community-platform/client'; // clients/typescript
+
+// rawBody: the request body exactly as received (a string or Buffer), before JSON parsing
+const event = verifyWebhook(request.headers, rawBody, process.env.WEBHOOK_SECRET);
+// throws WebhookVerificationError when the signature or timestamp is wrong; event is the parsed body`;
+
+const PYTHON_SNIPPET = `from community_platform import verify_webhook  # clients/python
+
+# raw_body: the request body exactly as received (bytes), before JSON parsing
+event = verify_webhook(request.headers, raw_body, os.environ["WEBHOOK_SECRET"])
+# raises when the signature or timestamp is wrong; event is the parsed body`;
+
+function Verify() {
+  return (
+    <section aria-labelledby="verify-title">
+      <h2 id="verify-title">Verify signatures</h2>
+      <p>
+        Every delivery is signed (Standard Webhooks). Check it with the endpoint's secret before trusting the
+        body.
+      </p>
+      <h3>Node</h3>
+      <pre>{NODE_SNIPPET}</pre>
+      <CopyButton text={NODE_SNIPPET} label="Copy Node snippet" />
+      <h3>Python</h3>
+      <pre>{PYTHON_SNIPPET}</pre>
+      <CopyButton text={PYTHON_SNIPPET} label="Copy Python snippet" />
+    </section>
+  );
+}
+
+function Portal({
+  session,
+  community,
+  onSignOut,
+}: {
+  session: Session;
+  community: { id: string; name: string };
+  onSignOut: () => void;
+}) {
+  const [view, setView] = useState<View>('endpoints');
+  const [catalog, setCatalog] = useState<EventType[]>([]);
+  useEffect(() => {
+    api<{ items: EventType[] }>(session, 'GET', '/webhooks/event-types').then(
+      (c) => setCatalog(c.items),
+      () => setCatalog([]),
+    );
+  }, [session]);
+  const tab = (name: View, label: string) => (
+    <button type="button" aria-current={view === name ? 'page' : undefined} onClick={() => setView(name)}>
+      {label}
+    </button>
+  );
+  return (
+    <>
+      <header class="row spread">
+        <h1>Webhooks · {community.name}</h1>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <nav class="row tabs" aria-label="Sections">
+        {tab('endpoints', 'Endpoints')}
+        {tab('catalog', 'Event catalog')}
+        {tab('verify', 'Verify signatures')}
+      </nav>
+      <main>
+        {view === 'endpoints' && <Endpoints session={session} communityId={community.id} catalog={catalog} />}
+        {view === 'catalog' && <Catalog catalog={catalog} />}
+        {view === 'verify' && <Verify />}
+      </main>
+    </>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [community, setCommunity] = useState<{ id: string; name: string } | null>(null);
+  const [linkError, setLinkError] = useState<string | null>(null);
+  const [exchanging, setExchanging] = useState(false);
+  useEffect(() => {
+    const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
+    if (!token) return;
+    // the token leaves the address bar (and history) before anything else happens
+    history.replaceState(null, '', window.location.pathname);
+    setExchanging(true);
+    api<{ accessToken: string; communityId: string; communityName: string }>(
+      null,
+      'POST',
+      '/webhooks/portal-sessions',
+      { token },
+    )
+      .then((portal) => {
+        setSession({ token: portal.accessToken, communityId: portal.communityId });
+        setCommunity({ id: portal.communityId, name: portal.communityName });
+      })
+      .catch((err) => setLinkError(errorText(err)))
+      .finally(() => setExchanging(false));
+  }, []);
+  const signOut = () => (setSession(null), setCommunity(null));
+  if (exchanging) return <p aria-live="polite">Opening the portal…</p>;
+  if (!session) return <SignIn onSession={setSession} linkError={linkError} />;
+  if (!community) return <Picker session={session} onPick={setCommunity} />;
+  return <Portal session={session} community={community} onSignOut={signOut} />;
+}
+
+render(<App />, document.getElementById('app')!);

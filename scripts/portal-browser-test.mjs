@@ -1,0 +1,220 @@
+// The webhook portal in a real browser (issue 15 §5): Debian's Chromium driven by playwright-core
+// against the compiled API and worker (`npm run build` first) on a throw-away database, with a local
+// receiver that can be told to fail. Screenshots go to portal-screenshots/ (git-ignored); with
+// --update-docs the delivery-log one is copied to docs/portal-delivery-log.png.
+import { spawn, execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const { fetch } = globalThis;
+
+const root = resolve(import.meta.dirname, '..');
+const API_PORT = Number(process.env.PORTAL_TEST_PORT ?? 3600);
+const RECEIVER_PORT = API_PORT + 1;
+const base = `http://127.0.0.1:${API_PORT}`;
+const shots = join(root, 'portal-screenshots');
+const database = `cp_portal_browser_${process.pid}`;
+const admin = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const databaseUrl = admin.replace(/\/[^/]*$/, `/${database}`);
+const stateDir = mkdtempSync(join(tmpdir(), 'portal-browser-'));
+const children = [];
+let failing = false;
+const received = [];
+
+function sql(statement) {
+  execFileSync('psql', [admin, '-qc', statement], { stdio: 'inherit' });
+}
+
+const env = {
+  ...process.env,
+  NODE_ENV: 'development',
+  DATABASE_URL: databaseUrl,
+  REDIS_KEY_PREFIX: `cp-portal-browser-${process.pid}`,
+  PORT: String(API_PORT),
+  METRICS_PORT: '0',
+  PUBLIC_BASE_URL: base,
+  WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
+  // no automatic retry during the run: the resend is what brings the SUCCESS
+  WEBHOOK_RETRY_SCHEDULE: '1h',
+  DEMO_STATE_FILE: join(stateDir, 'demo.json'),
+  LOG_LEVEL: 'warn',
+};
+
+function start(script) {
+  const child = spawn(process.execPath, [join(root, 'dist', script)], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitFor(check, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if (await check()) return;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function apiCall(method, path, token, body, apiKey) {
+  const res = await fetch(`${base}/api${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(apiKey ? { 'x-api-key': apiKey } : {}),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.json()).data;
+}
+
+const receiver = createServer((request, response) => {
+  request.resume();
+  request.on('end', () => {
+    received.push(request.url);
+    response.writeHead(failing ? 503 : 200, { 'content-type': 'application/json' });
+    response.end(failing ? '{"error":"receiver is down for the test"}' : '{"ok":true}');
+  });
+});
+
+let browser;
+try {
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  await new Promise((r) => receiver.listen(RECEIVER_PORT, '127.0.0.1', r));
+  sql(`CREATE DATABASE ${database}`);
+  execFileSync('npx', ['prisma', 'migrate', 'deploy'], { cwd: root, env, stdio: 'ignore' });
+  execFileSync(process.execPath, [join(root, 'dist', 'cli', 'seed.js')], { cwd: root, env, stdio: 'ignore' });
+  const demo = JSON.parse(readFileSync(env.DEMO_STATE_FILE, 'utf8'));
+  const owner = demo.logins.find((l) => l.role === 'OWNER').email;
+  const pro = demo.communities.find((c) => c.slug === 'demo-pro');
+  start('main.js');
+  start('worker.js');
+  await waitFor(async () => (await fetch(`${base}/api/health`)).ok, 'the API');
+
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
+  });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  const expectText = (text) => page.getByText(text).first().waitFor({ timeout: 15_000 });
+
+  // --- password sign-in, then the community picker
+  await page.goto(`${base}/portal`);
+  await page.getByLabel('E-mail').fill(owner);
+  await page.getByLabel('Password').fill('wrong password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').waitFor();
+  await page.screenshot({ path: join(shots, '01-sign-in-error.png'), fullPage: true });
+  await page.getByLabel('Password').fill(demo.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: /demo-pro/ }).click();
+  await expectText('Endpoints');
+  await page.screenshot({ path: join(shots, '02-endpoints.png'), fullPage: true });
+
+  // --- create an endpoint; the secret is shown once
+  const hook = `http://127.0.0.1:${RECEIVER_PORT}/portal-hook`;
+  await page.getByRole('button', { name: 'Add endpoint' }).click();
+  await page.getByLabel('URL').fill(hook);
+  await page.getByLabel('Description').fill('Browser test endpoint');
+  await page.getByRole('checkbox', { name: /tweet\.created/ }).check();
+  await page.getByRole('button', { name: 'Create endpoint' }).click();
+  const secret = await page.getByTestId('secret').textContent();
+  if (!secret?.startsWith('whsec_')) throw new Error(`no secret shown: ${secret}`);
+  await page.screenshot({ path: join(shots, '03-secret-once.png'), fullPage: true });
+  await page.getByRole('button', { name: 'I have saved it' }).click();
+  if ((await page.content()).includes(secret)) throw new Error('the secret is still on the page');
+  const card = page.locator(`li[data-endpoint="${hook}"]`);
+
+  // --- send a test and see the attempt
+  await card.getByRole('button', { name: 'Send test' }).click();
+  await card.getByRole('status').getByText('SUCCESS').waitFor();
+  await page.screenshot({ path: join(shots, '04-test-sent.png'), fullPage: true });
+
+  // --- the receiver fails: the failure shows in the log; after recovery a resend succeeds
+  failing = true;
+  await apiCall('POST', '/sdk/tweets', undefined, { content: 'Hello from the portal test' }, demo.apiKey.key);
+  await card.getByRole('button', { name: 'Delivery log' }).click();
+  await waitFor(async () => {
+    await card.getByRole('button', { name: 'Refresh' }).click();
+    return (await card.locator('tr[data-status="FAILED"]').count()) >= 1;
+  }, 'the failed delivery in the log');
+  await card.locator('tr[data-status="FAILED"]').first().waitFor();
+  failing = false;
+  await card.locator('tr[data-status="FAILED"]').first().getByRole('button', { name: 'Resend' }).click();
+  await waitFor(async () => {
+    await card.getByRole('button', { name: 'Refresh' }).click();
+    return (await card.locator('tr[data-status="SUCCESS"]').count()) >= 2;
+  }, 'the resent delivery to succeed');
+  await card.locator('tr[data-status="FAILED"]').first().getByRole('button', { name: 'Details' }).click();
+  await page.screenshot({ path: join(shots, '05-delivery-log.png'), fullPage: true });
+
+  // --- pause and resume; the catalog and the snippets
+  await card.getByRole('button', { name: 'Pause' }).click();
+  await card.getByText('paused').waitFor();
+  await card.getByRole('button', { name: 'Resume' }).click();
+  await card.getByText('active', { exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Event catalog' }).click();
+  await page.screenshot({ path: join(shots, '06-catalog.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Verify signatures' }).click();
+  await expectText('from community_platform import verify_webhook');
+  await page.screenshot({ path: join(shots, '07-verify.png'), fullPage: true });
+  await page.getByRole('button', { name: 'Endpoints' }).click();
+
+  // --- delete, confirmed
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.locator(`li[data-endpoint="${hook}"]`).getByRole('button', { name: 'Delete' }).click();
+  await page.locator(`li[data-endpoint="${hook}"]`).waitFor({ state: 'detached' });
+
+  // --- portal link sign-in, at phone width; a used link shows a clear page
+  const login = await apiCall('POST', '/auth/login', undefined, {
+    email: owner,
+    password: demo.password,
+    communityId: pro.id,
+  });
+  const link = await apiCall('POST', `/communities/${pro.id}/webhooks/portal-links`, login.accessToken, {});
+  const phone = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  await phone.goto(link.url);
+  await phone
+    .getByRole('heading', { name: 'Webhooks · Demo Pro' /* the seed's name of demo-pro */ })
+    .waitFor();
+  if (phone.url().includes('token=')) throw new Error('the token stayed in the address bar');
+  await phone.screenshot({ path: join(shots, '08-link-sign-in-375px.png'), fullPage: true });
+  await phone.goto('about:blank');
+  await phone.goto(link.url);
+  await phone.getByText('This portal link cannot be used').waitFor();
+  await phone.screenshot({ path: join(shots, '09-used-link.png'), fullPage: true });
+
+  if (process.argv.includes('--update-docs')) {
+    copyFileSync(join(shots, '05-delivery-log.png'), join(root, 'docs', 'portal-delivery-log.png'));
+  }
+  console.log(`portal browser test passed; screenshots in ${shots}`);
+} finally {
+  await browser?.close();
+  for (const child of children) child.kill('SIGTERM');
+  await Promise.all(children.map((c) => new Promise((r) => (c.exitCode !== null ? r() : c.on('exit', r)))));
+  receiver.close();
+  try {
+    sql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  } catch {
+    // reported above
+  }
+  rmSync(stateDir, { recursive: true, force: true });
+}

@@ -1,0 +1,54 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { PORTAL_DIR } from '../../src/bootstrap/portal-static';
+import { createTestApp, TestApp } from '../utils/app';
+
+/** The webhook portal's files (issue 15 §1): needs `npm run build` (it builds dist/portal). */
+describe('the webhook portal at /portal', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    if (!existsSync(join(PORTAL_DIR, 'index.html'))) throw new Error('run `npm run build` first');
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  const get = (url: string) => t.app.inject({ method: 'GET', url });
+
+  it('redirects /portal to /portal/ and serves the page uncached under a strict CSP', async () => {
+    const bare = await get('/portal');
+    expect(bare.statusCode).toBe(301);
+    expect(bare.headers.location).toBe('/portal/');
+    const page = await get('/portal/');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['cache-control']).toBe('no-cache, no-store, must-revalidate');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    // nothing from another origin, no inline script
+    expect(page.body).not.toMatch(/(src|href)="https?:/);
+    expect(page.body).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+  });
+
+  it('serves hashed assets with a year-long immutable cache', async () => {
+    const page = await get('/portal/');
+    const assets = [...page.body.matchAll(/(?:src|href)="(\/portal\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const asset of assets) {
+      expect(asset).toMatch(/-[A-Za-z0-9_-]{8}\.(js|css)$/);
+      const res = await get(asset);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(res.headers['content-security-policy']).toBeDefined();
+    }
+  });
+
+  it('leaves the unmatched-path rule untouched, under /api and under /portal', async () => {
+    const api = await get('/api/portal');
+    const missing = await get('/portal/missing.js');
+    expect(api.statusCode).toBe(401);
+    expect(missing.statusCode).toBe(401);
+    expect(JSON.parse(missing.body).code).toBe('UNAUTHORIZED');
+  });
+});
