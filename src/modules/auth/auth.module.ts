@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { CREDENTIAL_CHECK } from '../../common/http/credential-check';
 import { AppConfig } from '../../config/app-config';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
@@ -26,12 +27,21 @@ import { UsersService } from './users.service';
   providers: [
     AuthService,
     CredentialsService,
+    { provide: CREDENTIAL_CHECK, useExisting: CredentialsService },
     LoginAttemptLimiter,
     PasswordService,
     SessionRevocationsService,
     TokenService,
     UsersService,
   ],
-  exports: [CredentialsService, LoginAttemptLimiter, PasswordService, TokenService, UsersService, JwtModule],
+  exports: [
+    CredentialsService,
+    CREDENTIAL_CHECK,
+    LoginAttemptLimiter,
+    PasswordService,
+    TokenService,
+    UsersService,
+    JwtModule,
+  ],
 })
 export class AuthModule {}

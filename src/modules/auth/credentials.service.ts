@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import type { CredentialCheck } from '../../common/http/credential-check';
 import type { Actor } from '../../common/http/request-context';
 import type { Permission } from '../../common/access/permissions';
 import { PrismaService } from '../../prisma/prisma.service';
@@ -29,7 +30,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * decide whether the route accepts that kind of credential: AuthGuard does.
  */
 @Injectable()
-export class CredentialsService {
+export class CredentialsService implements CredentialCheck {
   private readonly logger = new Logger(CredentialsService.name);
 
   constructor(

@@ -1,8 +1,12 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { REQUIRED_FEATURE, REQUIRED_PERMISSION, TENANT_SCOPED } from '../decorators/auth.decorators';
-import type { AppRequest } from '../http/request-context';
-import { TenancyService } from '../../modules/tenancy/tenancy.service';
+import {
+  REQUIRED_FEATURE,
+  REQUIRED_PERMISSION,
+  TENANT_SCOPED,
+} from '../../common/decorators/auth.decorators';
+import type { AppRequest } from '../../common/http/request-context';
+import { TenancyService } from './tenancy.service';
 
 /** Resolves the community (spec §5) for routes that act in one, and checks the caller belongs there. */
 @Injectable()
