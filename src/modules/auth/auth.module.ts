@@ -1,7 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { CREDENTIAL_CHECK } from '../../common/http/credential-check';
 import { AppConfig } from '../../config/app-config';
+import { TenancyModule } from '../tenancy/tenancy.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CredentialsService } from './credentials.service';
@@ -11,9 +12,9 @@ import { SessionRevocationsService } from './session-revocations.service';
 import { TokenService } from './token.service';
 import { UsersService } from './users.service';
 
-@Global()
 @Module({
   imports: [
+    TenancyModule,
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { CommentsService } from './comments.service';
 import { LikesService } from './likes.service';
 import { ParentItemsController } from './parent-items.controller';
@@ -10,6 +11,7 @@ import { TweetsService } from './tweets.service';
 
 /** Tweets, tasks, and the comments and likes hanging off them (feature `content`). */
 @Module({
+  imports: [EventsModule],
   // ParentItemsController last: its `sdk/:parent/:id/...` routes must never shadow the static ones.
   controllers: [TweetsController, TasksController, ParentItemsController],
   providers: [TweetsService, TasksService, CommentsService, LikesService, ParentItemsService],
