@@ -5,6 +5,7 @@ import { PermissionGuard } from './common/guards/permission.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { RequestIdInterceptor } from './common/http/request-id';
 import { EnvelopeInterceptor } from './common/interceptors/envelope.interceptor';
+import { KnownFieldsInterceptor } from './common/pipes/known-fields.interceptor';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
@@ -59,6 +60,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: KnownFieldsInterceptor },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })

@@ -3,6 +3,7 @@ import {
   ApiBearerAuth,
   ApiExtraModels,
   ApiOperation,
+  ApiQuery,
   ApiProperty,
   ApiPropertyOptional,
   ApiResponse,
@@ -80,6 +81,8 @@ interface EndpointOptions {
   isArray?: boolean;
   status?: HttpStatus;
   errors?: number[];
+  /** the route takes no query DTO but, being tenant-scoped, accepts `?communityId=` (contract §1) */
+  communityIdQuery?: boolean;
 }
 
 /**
@@ -113,6 +116,15 @@ export function ApiEndpoint(options: EndpointOptions) {
         : { $ref: getSchemaPath(options.response) }
     : { type: 'object', nullable: true };
   if (options.response) decorators.push(ApiExtraModels(options.response));
+  if (options.communityIdQuery)
+    decorators.push(
+      ApiQuery({
+        name: 'communityId',
+        required: false,
+        description: 'community id or slug',
+        schema: { type: 'string', maxLength: 100 },
+      }),
+    );
   decorators.push(
     ApiResponse({
       status,

@@ -1,10 +1,9 @@
-import { Body, Controller, Delete, Get, HttpStatus, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpStatus, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AllowApiKey, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { Actor, TenantContext } from '../../common/http/request-context';
-import { TenantBodyDto } from '../../common/http/tenant-body.dto';
 import { AdminService } from './admin.service';
 import { ApiKeysService } from './api-keys.service';
 import { CommunitiesService } from './communities.service';
@@ -66,13 +65,14 @@ export class AdminController {
   @Get('api-keys')
   @RequirePermission('API_KEYS_MANAGE')
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: "List the community's API keys (never the keys themselves)",
     auth: 'jwt',
     response: ApiKeyDto,
     isArray: true,
     errors: [403],
   })
-  listApiKeys(@CurrentTenant() tenant: TenantContext, @Query() _query: TenantBodyDto) {
+  listApiKeys(@CurrentTenant() tenant: TenantContext) {
     return this.apiKeys.list(tenant.communityId);
   }
 

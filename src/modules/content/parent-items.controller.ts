@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiResponse, ApiTags, ApiBody } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
@@ -66,6 +66,7 @@ export class ParentItemsController {
 
   @Post('like')
   @RequirePermission('CONTENT_CREATE')
+  @ApiBody({ type: TenantBodyDto, required: false })
   @ApiEndpoint({
     summary: 'Like a tweet or task (one like per member: 201 when new, 200 with the same like after)',
     description: 'Emits like.created for a new like only.',
@@ -80,7 +81,6 @@ export class ParentItemsController {
   })
   async like(
     @Param() params: ParentParamsDto,
-    @Body() _dto: TenantBodyDto,
     @CurrentTenant() tenant: TenantContext,
     @CurrentActor() actor: Actor,
     @Res() reply: FastifyReply,
@@ -94,6 +94,7 @@ export class ParentItemsController {
   @Delete('like')
   @RequirePermission('CONTENT_CREATE')
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: "Remove the caller's like (extension; idempotent)",
     auth: 'jwt-or-api-key',
     response: UnlikeDto,
@@ -101,7 +102,6 @@ export class ParentItemsController {
   })
   unlike(
     @Param() params: ParentParamsDto,
-    @Query() _query: TenantBodyDto,
     @CurrentTenant() tenant: TenantContext,
     @CurrentActor() actor: Actor,
   ) {
