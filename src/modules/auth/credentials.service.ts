@@ -7,6 +7,7 @@ import { PrismaService } from '../../prisma/prisma.service';
 import { parseApiKey, secretMatches } from './api-key-format';
 import { SessionRevocationsService } from './session-revocations.service';
 import { TokenService } from './token.service';
+import { INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 
 export type CredentialResult =
   { status: 'none' } | { status: 'invalid'; message: string } | { status: 'ok'; actor: Actor };
@@ -61,7 +62,7 @@ export class CredentialsService implements CredentialCheck {
       return { status: 'invalid', message: 'Malformed Authorization header: expected Bearer <token>' };
     const claims = this.tokens.verifyAccessToken(match[1]);
     if (!claims) {
-      return { status: 'invalid', message: 'Invalid or expired token' };
+      return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     }
     // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
     const [revoked, user] = await Promise.all([
@@ -72,7 +73,7 @@ export class CredentialsService implements CredentialCheck {
       }),
     ]);
     if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
-    if (!user) return { status: 'invalid', message: 'Invalid or expired token' };
+    if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     return {
       status: 'ok',
       actor: {

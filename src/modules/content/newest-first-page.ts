@@ -2,6 +2,21 @@ import { Prisma } from '../../generated/prisma/client';
 import { Page, toPage } from '../../common/pagination/page-query.dto';
 import type { PrismaService } from '../../prisma/prisma.service';
 
+/**
+ * The fields a response carries, named once: the Prisma `select` for single rows and the raw SQL
+ * select list (snake_case column AS "camelCase" key, or the expression given in `sql`) for pages.
+ */
+export function responseColumns<K extends string>(
+  fields: readonly K[],
+  sql: Partial<Record<K, string>> = {},
+) {
+  const column = (field: K) => sql[field] ?? field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return {
+    select: Object.fromEntries(fields.map((field) => [field, true])) as Record<K, true>,
+    sql: Prisma.raw(fields.map((field) => `${column(field)} AS "${field}"`).join(', ')),
+  };
+}
+
 /** A newest-first list: its table and the columns it answers. */
 export interface NewestFirstList {
   /** also the `community_counters` scope that holds the table's per-community total */

@@ -2,31 +2,28 @@ import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor } from '../../common/http/request-context';
 import type { Page } from '../../common/pagination/page-query.dto';
-import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import type { CreateTaskDto, TaskDto } from './dto/task.dto';
-import { newestFirstPage } from './newest-first-page';
+import { newestFirstPage, responseColumns } from './newest-first-page';
 
-const TASK_SELECT = {
-  id: true,
-  communityId: true,
-  title: true,
-  description: true,
-  status: true,
-  dueAt: true,
-  createdById: true,
-  likeCount: true,
-  commentCount: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-
-const TASK_LIST = {
-  table: 'tasks',
-  columns: Prisma.sql`id, community_id AS "communityId", title, description, status::text AS status,
-    due_at AS "dueAt", created_by_id AS "createdById", like_count AS "likeCount",
-    comment_count AS "commentCount", created_at AS "createdAt", updated_at AS "updatedAt"`,
-} as const;
+const TASK_COLUMNS = responseColumns(
+  [
+    'id',
+    'communityId',
+    'title',
+    'description',
+    'status',
+    'dueAt',
+    'createdById',
+    'likeCount',
+    'commentCount',
+    'createdAt',
+    'updatedAt',
+  ],
+  { status: 'status::text' },
+);
+const TASK_SELECT = TASK_COLUMNS.select;
+const TASK_LIST = { table: 'tasks', columns: TASK_COLUMNS.sql } as const;
 
 @Injectable()
 export class TasksService {

@@ -2,28 +2,23 @@ import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import type { Page } from '../../common/pagination/page-query.dto';
-import { Prisma } from '../../generated/prisma/client';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
-import { newestFirstPage } from './newest-first-page';
+import { newestFirstPage, responseColumns } from './newest-first-page';
 
-export const TWEET_SELECT = {
-  id: true,
-  communityId: true,
-  authorId: true,
-  content: true,
-  likeCount: true,
-  commentCount: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-
-const TWEET_LIST = {
-  table: 'tweets',
-  columns: Prisma.sql`id, community_id AS "communityId", author_id AS "authorId", content,
-    like_count AS "likeCount", comment_count AS "commentCount", created_at AS "createdAt", updated_at AS "updatedAt"`,
-} as const;
+const TWEET_COLUMNS = responseColumns([
+  'id',
+  'communityId',
+  'authorId',
+  'content',
+  'likeCount',
+  'commentCount',
+  'createdAt',
+  'updatedAt',
+]);
+const TWEET_SELECT = TWEET_COLUMNS.select;
+const TWEET_LIST = { table: 'tweets', columns: TWEET_COLUMNS.sql } as const;
 
 @Injectable()
 export class TweetsService {
