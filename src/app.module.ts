@@ -10,7 +10,7 @@ import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { AdminModule } from './modules/admin/admin.module';
+import { AccountModule } from './modules/account/account.module';
 import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthModule } from './modules/auth/auth.module';
 import { AuthAttemptGuard } from './modules/auth/login-attempt-limiter';
@@ -19,7 +19,7 @@ import { ContentModule } from './modules/content/content.module';
 import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { MembershipsModule } from './modules/members/memberships.module';
-import { MembersModule } from './modules/members/members.module';
+import { MembersApiModule } from './modules/members/members-api.module';
 import { CustomizationModule } from './modules/customization/customization.module';
 import { EmbedModule } from './modules/embed/embed.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
@@ -40,11 +40,11 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     TenancyModule,
     AuthModule,
     MembershipsModule,
-    MembersModule,
+    MembersApiModule,
     CustomizationModule,
     EmbedModule,
     HealthModule,
-    AdminModule,
+    AccountModule,
     CommunityModule,
     ContentModule,
     WebhooksModule,

@@ -122,7 +122,7 @@ export function ApiEndpoint(options: EndpointOptions) {
         name: 'communityId',
         required: false,
         description: 'community id or slug',
-        schema: { type: 'string', maxLength: 100 },
+        schema: { maxLength: 100, type: 'string' },
       }),
     );
   decorators.push(

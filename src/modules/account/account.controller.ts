@@ -4,7 +4,7 @@ import { AllowApiKey, RequirePermission } from '../../common/decorators/auth.dec
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { Actor, TenantContext } from '../../common/http/request-context';
-import { AdminService } from './admin.service';
+import { IdentityService } from './identity.service';
 import { ApiKeysService } from './api-keys.service';
 import { CommunitiesService } from './communities.service';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -14,9 +14,9 @@ import { ApiKeyDto, CommunityDto, CreatedApiKeyDto, IdentityDto } from './dto/re
 /** The service routes: who am I, create a community, manage API keys. */
 @ApiTags('service')
 @Controller('admin/sdk')
-export class AdminController {
+export class AccountController {
   constructor(
-    private readonly admin: AdminService,
+    private readonly admin: IdentityService,
     private readonly communities: CommunitiesService,
     private readonly apiKeys: ApiKeysService,
   ) {}

@@ -6,7 +6,7 @@ import { ApiKeysService } from './api-keys.service';
 import type { IdentityDto } from './dto/responses.dto';
 
 @Injectable()
-export class AdminService {
+export class IdentityService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly apiKeys: ApiKeysService,

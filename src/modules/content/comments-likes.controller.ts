@@ -12,7 +12,7 @@ import { CommentDto, CreateCommentDto } from './dto/comment.dto';
 import { LikeDto, UnlikeDto } from './dto/like.dto';
 import { ParentParamsDto } from './dto/params.dto';
 import { LikesService } from './likes.service';
-import type { ParentRef } from './parent-items.service';
+import type { ParentRef } from './parent-lookup.service';
 
 function parentRef(tenant: TenantContext, params: ParentParamsDto): ParentRef {
   return { communityId: tenant.communityId, parentType: params.parent, parentId: params.id };
@@ -23,7 +23,7 @@ function parentRef(tenant: TenantContext, params: ParentParamsDto): ParentRef {
 @Controller('sdk/:parent/:id')
 @AllowApiKey()
 @RequireFeature('content')
-export class ParentItemsController {
+export class CommentsLikesController {
   constructor(
     private readonly comments: CommentsService,
     private readonly likes: LikesService,

@@ -11,4 +11,4 @@ import { MembershipsModule } from './memberships.module';
   controllers: [MembersController],
   providers: [MembersService, MembersBulkService],
 })
-export class MembersModule {}
+export class MembersApiModule {}
