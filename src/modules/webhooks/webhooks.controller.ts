@@ -64,7 +64,7 @@ export class WebhooksController {
     errors: [403],
   })
   // named here as well, or the documented query parameter of the same name would replace the path one
-  @ApiParam({ name: 'communityId', schema: { type: 'string', format: 'uuid' } })
+  @ApiParam({ name: 'communityId', schema: { format: 'uuid', type: 'string' } })
   list(@Param() params: CommunityParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.endpoints.list(communityOf(tenant, params));
   }
