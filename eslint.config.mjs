@@ -37,6 +37,17 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  // src/common is the leaf every feature stands on: it may declare an interface a feature provides
+  // (common/http/credential-check.ts), never import the feature.
+  {
+    files: ['src/common/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/modules/**'], message: 'src/common must not import src/modules.' }] },
+      ],
+    },
+  },
   // The client libraries run in Node 20+ and in browsers, where these are globals.
   {
     files: ['clients/**'],

@@ -1,14 +1,17 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
-import { AccessGuards } from './common/guards';
+import { FeatureGuard } from './common/guards/feature.guard';
+import { PermissionGuard } from './common/guards/permission.guard';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { RequestIdInterceptor } from './common/http/request-id';
 import { EnvelopeInterceptor } from './common/interceptors/envelope.interceptor';
+import { KnownFieldsInterceptor } from './common/pipes/known-fields.interceptor';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
 import { MetricsModule } from './metrics/metrics.module';
-import { AdminModule } from './modules/admin/admin.module';
+import { AccountModule } from './modules/account/account.module';
+import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthModule } from './modules/auth/auth.module';
 import { AuthAttemptGuard } from './modules/auth/login-attempt-limiter';
 import { CommunityModule } from './modules/community/community.module';
@@ -16,10 +19,11 @@ import { ContentModule } from './modules/content/content.module';
 import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
 import { MembershipsModule } from './modules/members/memberships.module';
-import { MembersModule } from './modules/members/members.module';
+import { MembersApiModule } from './modules/members/members-api.module';
 import { CustomizationModule } from './modules/customization/customization.module';
 import { EmbedModule } from './modules/embed/embed.module';
 import { TenancyModule } from './modules/tenancy/tenancy.module';
+import { TenantGuard } from './modules/tenancy/tenant.guard';
 import { PrismaModule } from './prisma/prisma.module';
 import { RedisModule } from './redis/redis.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
@@ -36,22 +40,27 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     TenancyModule,
     AuthModule,
     MembershipsModule,
-    MembersModule,
+    MembersApiModule,
     CustomizationModule,
     EmbedModule,
     HealthModule,
-    AdminModule,
+    AccountModule,
     CommunityModule,
     ContentModule,
     WebhooksModule,
   ],
   providers: [
-    // First: the login/refresh per-address limit counts requests the access guards would refuse.
-    { provide: APP_GUARD, useClass: AuthAttemptGuard },
-    ...AccessGuards.map((guard) => ({ provide: APP_GUARD, useClass: guard })),
+    // The global guards, in the order they run (the one place it is written): the login/refresh
+    // per-address limit first, as it counts requests the others would refuse; then who is calling,
+    // in which community, the plan, and the permission.
+    ...[AuthAttemptGuard, AuthGuard, TenantGuard, FeatureGuard, PermissionGuard].map((guard) => ({
+      provide: APP_GUARD,
+      useClass: guard,
+    })),
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
     { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: KnownFieldsInterceptor },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })

@@ -7,6 +7,7 @@ import { Logger } from 'nestjs-pino';
 import { Errors } from '../common/errors/app-error';
 import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
+import { validationError } from '../common/pipes/validation.pipe';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { setResponseErrorCode } from '../logging/error-code';
@@ -96,9 +97,7 @@ function refuseBadText(request: FastifyRequest, reply: FastifyReply, done: () =>
     ...(request.body === undefined ? [] : findBadStrings(request.body)),
   ];
   if (details.length === 0) return done();
-  const { status, body } = toErrorResponse(
-    Errors.validation(details, details.map((d) => d.message).join('; ')),
-  );
+  const { status, body } = toErrorResponse(validationError(details));
   void reply.status(status).send(body);
 }
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '../config/config.module';
-import { AdminModule } from '../modules/admin/admin.module';
+import { AccountModule } from '../modules/account/account.module';
 import { CommunityModule } from '../modules/community/community.module';
 import { AuthModule } from '../modules/auth/auth.module';
 import { EventsModule } from '../modules/events/events.module';
@@ -21,7 +21,7 @@ import { PrismaModule } from '../prisma/prisma.module';
     TenancyModule,
     AuthModule,
     MembershipsModule,
-    AdminModule,
+    AccountModule,
     CommunityModule,
     // the demo's webhook endpoint and its signing secret (seed); secrets:reencrypt
     WebhooksCoreModule,

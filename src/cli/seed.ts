@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { Plan, Role } from '../generated/prisma/enums';
-import { ApiKeysService } from '../modules/admin/api-keys.service';
+import { ApiKeysService } from '../modules/account/api-keys.service';
 import { parseApiKey, secretMatches } from '../modules/auth/api-key-format';
 import { PasswordService } from '../modules/auth/password.service';
 import { SUBSCRIBABLE_EVENTS } from '../modules/events/event-catalog';

@@ -1,8 +1,7 @@
 import { PrismaService } from '../../src/prisma/prisma.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
-import { unique } from '../utils/factories';
-import { CREDENTIAL_KINDS, memberCaller, outboxOf } from '../content/credentials';
+import { CREDENTIAL_KINDS, memberCaller, outboxOf, unique } from '../utils/factories';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,8 +1,16 @@
 import { loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';
-import { CREDENTIAL_KINDS, Caller, memberCaller, outboxOf } from '../content/credentials';
+import {
+  Caller,
+  createCommunity,
+  createUser,
+  CREDENTIAL_KINDS,
+  login,
+  memberCaller,
+  outboxOf,
+  unique,
+} from '../utils/factories';
 import { createTestApp, TestApp } from '../utils/app';
-import { createCommunity, createUser, login, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { startDnsServer, TestDnsServer } from './dns-server';
 

@@ -2,8 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { PrismaService } from '../../src/prisma/prisma.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
-import { addMember, createApiKey, createUser, login } from '../utils/factories';
-import { Caller, CREDENTIAL_KINDS, memberCaller, outboxOf } from './credentials';
+import {
+  addMember,
+  Caller,
+  createApiKey,
+  createUser,
+  CREDENTIAL_KINDS,
+  login,
+  memberCaller,
+  outboxOf,
+} from '../utils/factories';
 
 let t: TestApp;
 beforeAll(async () => {

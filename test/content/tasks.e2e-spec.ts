@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { PrismaService } from '../../src/prisma/prisma.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
-import { CREDENTIAL_KINDS, memberCaller } from './credentials';
+import { CREDENTIAL_KINDS, memberCaller } from '../utils/factories';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -58,9 +58,10 @@ interface WriteRoute {
 }
 
 /**
- * Every class a controller method takes as an argument, by name: the body DTOs the document's
- * schemas are named after (a class such as AddMemberDto that only inherits its rules has none of
- * its own in class-validator's storage, so it is found through the route, not the storage).
+ * Every class a controller method takes as an argument or documents as its body (@ApiBody), by
+ * name: the body DTOs the document's schemas are named after (a class such as AddMemberDto that
+ * only inherits its rules has none of its own in class-validator's storage, so it is found through
+ * the route, not the storage).
  */
 function routeArgumentClasses(app: TestApp['app']): Map<string, new () => object> {
   const byName = new Map<string, new () => object>();
@@ -69,7 +70,12 @@ function routeArgumentClasses(app: TestApp['app']): Map<string, new () => object
       const proto = (wrapper.metatype as { prototype?: object } | null)?.prototype;
       if (!proto) continue;
       for (const method of Object.getOwnPropertyNames(proto)) {
-        const types: unknown[] = Reflect.getMetadata('design:paramtypes', proto, method) ?? [];
+        const documented: { type?: unknown }[] =
+          Reflect.getMetadata('swagger/apiParameters', (proto as Record<string, object>)[method]) ?? [];
+        const types: unknown[] = [
+          ...(Reflect.getMetadata('design:paramtypes', proto, method) ?? []),
+          ...documented.map((parameter) => parameter.type),
+        ];
         for (const type of types) {
           if (typeof type === 'function' && type.name) byName.set(type.name, type as new () => object);
         }

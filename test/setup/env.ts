@@ -4,7 +4,7 @@ process.env.NODE_ENV = 'test';
 process.env.LOG_LEVEL ??= 'silent';
 process.env.JWT_SECRET ??= 'test-jwt-secret-of-at-least-thirty-two-characters';
 // Every test app calls from 127.0.0.1 and many log in with wrong passwords on purpose: the login
-// limits are set out of reach here; test/foundation/login-limits.e2e-spec.ts sets its own low ones.
+// limits are set out of reach here; test/auth/login-limits.e2e-spec.ts sets its own low ones.
 process.env.AUTH_RATE_LIMIT_PER_ADDRESS ??= '1000000';
 process.env.LOGIN_MAX_FAILURES ??= '1000000';
 

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Plan, Role } from '../../src/generated/prisma/enums';
 import { PasswordService } from '../../src/modules/auth/password.service';
-import { ApiKeysService } from '../../src/modules/admin/api-keys.service';
+import { ApiKeysService } from '../../src/modules/account/api-keys.service';
 import { TenancyService } from '../../src/modules/tenancy/tenancy.service';
 import { PrismaService } from '../../src/prisma/prisma.service';
-import { call } from './http';
+import { call, CallOptions } from './http';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -109,8 +109,36 @@ export type CredentialKind = 'jwt' | 'apiKey';
 export const CREDENTIAL_KINDS: CredentialKind[] = ['jwt', 'apiKey'];
 
 /** The call options that authenticate as `member` with one kind of credential. */
-export function credentialsOf(member: { token: string; apiKey: string }, kind: CredentialKind) {
+export function credentialsOf(
+  member: { token: string; apiKey: string },
+  kind: CredentialKind,
+): Pick<CallOptions, 'token' | 'apiKey'> {
   return kind === 'jwt' ? { token: member.token } : { apiKey: member.apiKey };
+}
+
+export interface Caller {
+  userId: string;
+  communityId: string;
+  /** the call options that authenticate as this member with the chosen kind */
+  auth: Pick<CallOptions, 'token' | 'apiKey'>;
+}
+
+/** A member of `role` (in a new community unless communityId is given), calling with `kind`. */
+export async function memberCaller(
+  app: NestFastifyApplication,
+  kind: CredentialKind,
+  options: { plan?: Plan; role?: Role; communityId?: string } = {},
+): Promise<Caller> {
+  const member = await memberWithCredentials(app, options);
+  return { userId: member.user.id, communityId: member.community.id, auth: credentialsOf(member, kind) };
+}
+
+/** The outbox rows of one community and event type, oldest first. */
+export function outboxOf(app: NestFastifyApplication, communityId: string, eventType: string) {
+  return app.get(PrismaService).outboxEvent.findMany({
+    where: { communityId, eventType },
+    orderBy: { id: 'asc' },
+  });
 }
 
 /**

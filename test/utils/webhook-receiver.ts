@@ -1,10 +1,11 @@
-import { createServer, IncomingHttpHeaders } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedWebhook {
+  method: string;
   path: string;
-  headers: IncomingHttpHeaders;
+  headers: Record<string, string>;
   body: string;
   receivedAt: number;
 }
@@ -18,51 +19,67 @@ export interface Answer {
 /** Decides the answer to a request; may be async (e.g. to change the database before answering). */
 export type Responder = (request: ReceivedWebhook) => Answer | Promise<Answer>;
 
+/** Answers on the raw response instead (a redirect, silence, a bare status): for transport tests. */
+export type RawAnswer = (req: IncomingMessage, res: ServerResponse) => void;
+
 export interface Receiver {
+  port: number;
   /** base URL; endpoints use `${url}/<name>` so one receiver serves many endpoints */
   url: string;
   received: ReceivedWebhook[];
   at: (path: string) => ReceivedWebhook[];
   respond: (path: string, responder: Responder) => void;
+  /** TCP connections accepted so far */
+  connections: () => number;
   close: () => Promise<void>;
 }
 
 const answerOk: Responder = () => ({ status: 200 });
 
-/** A local webhook target (http.createServer on port 0) that records every request. */
-export async function startReceiver(): Promise<Receiver> {
+/**
+ * A local webhook target (http.createServer on port 0, 127.0.0.1) that records every request and
+ * connection. It answers with the path's responder (200 'ok' by default), or with `raw` for all.
+ */
+export async function startReceiver(raw?: RawAnswer): Promise<Receiver> {
   const received: ReceivedWebhook[] = [];
   const responders = new Map<string, Responder>();
+  let connections = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const request = {
+        method: req.method ?? '',
         path: req.url ?? '/',
-        headers: req.headers,
+        headers: req.headers as Record<string, string>,
         body: Buffer.concat(chunks).toString('utf8'),
         receivedAt: Date.now(),
       };
       received.push(request);
+      if (raw) return raw(req, res);
       void Promise.resolve((responders.get(request.path) ?? answerOk)(request)).then((a) => {
         res.writeHead(a.status, { 'content-type': 'text/plain', ...a.headers });
         res.end(a.body ?? 'ok');
       });
     });
   });
+  server.on('connection', () => connections++);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
   return {
+    port,
     url: `http://127.0.0.1:${port}`,
     received,
     at: (path) => received.filter((r) => r.path === path),
     respond: (path, responder) => responders.set(path, responder),
+    connections: () => connections,
     close: () =>
-      new Promise<void>((resolve) => {
+      (closed ??= new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      })),
   };
 }
 

@@ -9,7 +9,7 @@ import { encryptionKeyId, SecretCipher } from '../../src/modules/webhooks/secret
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
-import { Receiver, startReceiver } from './receiver';
+import { Receiver, startReceiver } from '../utils/webhook-receiver';
 
 /**
  * Rotating WEBHOOK_SECRET_ENCRYPTION_KEY: a ring, `secrets:reencrypt` in stoppable batches, then the

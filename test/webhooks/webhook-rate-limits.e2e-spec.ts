@@ -1,7 +1,7 @@
 import { createTestApp, TestApp } from '../utils/app';
 import { call, CallResult } from '../utils/http';
-import { addMember, createUser, login, memberWithToken, announceCommunityChange } from '../utils/factories';
-import { Receiver, startReceiver } from './receiver';
+import { addMember, announceCommunityChange, createUser, login, memberWithToken } from '../utils/factories';
+import { Receiver, startReceiver } from '../utils/webhook-receiver';
 
 const base = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 

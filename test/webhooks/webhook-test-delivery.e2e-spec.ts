@@ -3,7 +3,7 @@ import { WebhookSecretsService } from '../../src/modules/webhooks/secrets/webhoo
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { memberWithToken } from '../utils/factories';
-import { Receiver, startReceiver } from './receiver';
+import { Receiver, startReceiver } from '../utils/webhook-receiver';
 
 const base = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 

@@ -1,4 +1,6 @@
 import { SetMetadata } from '@nestjs/common';
+import type { ExecutionContext } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
 import type { Permission } from '../access/permissions';
 import type { FeatureKey } from '../access/plans';
 
@@ -24,3 +26,13 @@ export const TenantScoped = () => SetMetadata(TENANT_SCOPED, true);
 export const RequirePermission = (permission: Permission) => SetMetadata(REQUIRED_PERMISSION, permission);
 /** The community's plan must include this feature (implies @TenantScoped). */
 export const RequireFeature = (feature: FeatureKey) => SetMetadata(REQUIRED_FEATURE, feature);
+
+/** Whether the route acts inside one community (and so may name it with `communityId`). */
+export function isTenantScoped(reflector: Reflector, context: ExecutionContext): boolean {
+  const targets = [context.getHandler(), context.getClass()];
+  return (
+    reflector.getAllAndOverride<boolean>(TENANT_SCOPED, targets) === true ||
+    reflector.getAllAndOverride<string>(REQUIRED_PERMISSION, targets) !== undefined ||
+    reflector.getAllAndOverride<string>(REQUIRED_FEATURE, targets) !== undefined
+  );
+}

@@ -37,6 +37,7 @@ export class AppError extends Error {
 }
 
 export const NO_TOKEN_MESSAGE = 'No authentication token provided';
+export const INVALID_TOKEN_MESSAGE = 'Invalid or expired token';
 export const TENANT_REQUIRED_MESSAGE =
   'Tenant context required: send X-Tenant-Id (or put the community in the path) and check that the route exists';
 

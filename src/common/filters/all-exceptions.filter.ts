@@ -1,10 +1,10 @@
-import { ArgumentsHost, Catch, ExceptionFilter, Logger, NotFoundException } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { AppError, Errors } from '../errors/app-error';
 import { toErrorResponse } from '../errors/error-response';
+import { CREDENTIAL_CHECK, type CredentialCheck } from '../http/credential-check';
 import type { AppRequest } from '../http/request-context';
 import { setResponseErrorCode } from '../../logging/error-code';
-import { CredentialsService } from '../../modules/auth/credentials.service';
 
 /**
  * The one global exception filter: every error leaves in the contract's body. An unmatched path
@@ -15,7 +15,7 @@ import { CredentialsService } from '../../modules/auth/credentials.service';
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
 
-  constructor(private readonly credentials: CredentialsService) {}
+  constructor(@Inject(CREDENTIAL_CHECK) private readonly credentials: CredentialCheck) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const http = host.switchToHttp();

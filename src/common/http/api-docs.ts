@@ -3,6 +3,7 @@ import {
   ApiBearerAuth,
   ApiExtraModels,
   ApiOperation,
+  ApiQuery,
   ApiProperty,
   ApiPropertyOptional,
   ApiResponse,
@@ -95,6 +96,8 @@ interface EndpointOptions {
   errors?: number[];
   /** an error status whose body says more than ErrorBodyDto (e.g. the failed attempt as `data`) */
   errorBodies?: Partial<Record<number, Type<unknown>>>;
+  /** the route takes no query DTO but, being tenant-scoped, accepts `?communityId=` (contract §1) */
+  communityIdQuery?: boolean;
 }
 
 /**
@@ -126,6 +129,15 @@ export function ApiEndpoint(options: EndpointOptions) {
       ? { type: 'array', items: { $ref: getSchemaPath(options.response) } }
       : { $ref: getSchemaPath(options.response) };
   decorators.push(ApiExtraModels(options.response, ErrorBodyDto));
+  if (options.communityIdQuery)
+    decorators.push(
+      ApiQuery({
+        name: 'communityId',
+        required: false,
+        description: 'community id or slug',
+        schema: { maxLength: 100, type: 'string' },
+      }),
+    );
   const envelope = {
     type: 'object',
     required: ['success', 'data'],

@@ -9,6 +9,16 @@ function flatten(errors: ValidationError[], parent = ''): ValidationDetail[] {
   });
 }
 
+/** A field the route does not declare (refused by the pipe and by KnownFieldsInterceptor alike). */
+export const unknownField = (field: string): ValidationDetail => ({
+  field,
+  message: `${field} is not a known field`,
+});
+
+/** 400 VALIDATION_ERROR listing every problem, each with the field it concerns. */
+export const validationError = (details: ValidationDetail[]) =>
+  Errors.validation(details, details.map((d) => d.message).join('; ') || 'Validation failed');
+
 /**
  * Validates and transforms every body, query and path DTO. Unknown fields are refused (400), never
  * dropped silently; each problem is reported with the field it concerns.
@@ -21,14 +31,14 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => {
-      const details = flatten(errors).map((d) =>
-        d.message.startsWith('property ') && d.message.endsWith(' should not exist')
-          ? { field: d.field, message: `${d.field} is not a known field` }
-          : d,
-      );
-      return Errors.validation(details, details.map((d) => d.message).join('; ') || 'Validation failed');
-    },
+    exceptionFactory: (errors) =>
+      validationError(
+        flatten(errors).map((d) =>
+          d.message.startsWith('property ') && d.message.endsWith(' should not exist')
+            ? unknownField(d.field)
+            : d,
+        ),
+      ),
   });
 }
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public } from '../../common/decorators/auth.decorators';
-import { Errors } from '../../common/errors/app-error';
+import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { AppRequest } from '../../common/http/request-context';
 import { AuthService } from './auth.service';
@@ -44,7 +44,7 @@ export class AuthController {
   refresh(@Req() request: AppRequest) {
     const header = request.headers.authorization ?? '';
     const claims = this.tokens.verifyAccessToken(header.replace(/^Bearer\s+/i, ''));
-    if (!claims) throw Errors.unauthorized('Invalid or expired token');
+    if (!claims) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
     return this.tokens.refreshFromAccessToken(claims);
   }
 
@@ -61,7 +61,7 @@ export class AuthController {
   async logout(@Req() request: AppRequest): Promise<LogoutDto> {
     // The guard accepted a Bearer token (API keys are refused here), so the actor has its session.
     const sessionId = request.actor?.sessionId;
-    if (!sessionId) throw Errors.unauthorized('Invalid or expired token');
+    if (!sessionId) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
     await this.tokens.revokeFamily(sessionId);
     return { loggedOut: true };
   }

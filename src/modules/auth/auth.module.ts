@@ -1,6 +1,8 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
+import { CREDENTIAL_CHECK } from '../../common/http/credential-check';
 import { AppConfig } from '../../config/app-config';
+import { TenancyModule } from '../tenancy/tenancy.module';
 import { AuthController } from './auth.controller';
 import { AuthService } from './auth.service';
 import { CredentialsService } from './credentials.service';
@@ -10,9 +12,9 @@ import { SessionRevocationsService } from './session-revocations.service';
 import { TokenService } from './token.service';
 import { UsersService } from './users.service';
 
-@Global()
 @Module({
   imports: [
+    TenancyModule,
     JwtModule.registerAsync({
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
@@ -26,12 +28,21 @@ import { UsersService } from './users.service';
   providers: [
     AuthService,
     CredentialsService,
+    { provide: CREDENTIAL_CHECK, useExisting: CredentialsService },
     LoginAttemptLimiter,
     PasswordService,
     SessionRevocationsService,
     TokenService,
     UsersService,
   ],
-  exports: [CredentialsService, LoginAttemptLimiter, PasswordService, TokenService, UsersService, JwtModule],
+  exports: [
+    CredentialsService,
+    CREDENTIAL_CHECK,
+    LoginAttemptLimiter,
+    PasswordService,
+    TokenService,
+    UsersService,
+    JwtModule,
+  ],
 })
 export class AuthModule {}

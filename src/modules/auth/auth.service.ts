@@ -7,6 +7,7 @@ import { LoginDto } from './dto/login.dto';
 import { LoginAttemptLimiter } from './login-attempt-limiter';
 import { PasswordService } from './password.service';
 import { TokenPair, TokenService } from './token.service';
+import { normaliseEmail } from '../../common/validation/email';
 
 const BAD_LOGIN = 'Invalid email or password';
 
@@ -28,7 +29,7 @@ export class AuthService {
   async login(dto: LoginDto, request: AppRequest): Promise<TokenPair> {
     // Before the lookup, for known and unknown e-mails alike: a refusal must not tell them apart.
     const attempt = await this.loginAttempts.reserveAccountFailure(dto.email);
-    const user = await this.prisma.user.findUnique({ where: { email: dto.email.toLowerCase() } });
+    const user = await this.prisma.user.findUnique({ where: { email: normaliseEmail(dto.email) } });
     const valid = await this.passwords.verify(user?.passwordHash ?? null, dto.password);
     if (!user || !valid) throw Errors.unauthorized(BAD_LOGIN);
     await attempt.succeeded();

@@ -1,5 +1,6 @@
 import { Injectable, Logger, Optional } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import type { CredentialCheck } from '../../common/http/credential-check';
 import type { Actor } from '../../common/http/request-context';
 import type { Permission } from '../../common/access/permissions';
 import { PrismaService } from '../../prisma/prisma.service';
@@ -7,6 +8,7 @@ import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus
 import { parseApiKey, secretMatches } from './api-key-format';
 import { SessionRevocationsService } from './session-revocations.service';
 import { type PortalClaims, TokenService } from './token.service';
+import { INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 
 export type CredentialResult =
   { status: 'none' } | { status: 'invalid'; message: string } | { status: 'ok'; actor: Actor };
@@ -46,7 +48,7 @@ const IDENTITY_MAX_AGE_MS = 60_000;
  * decide whether the route accepts that kind of credential: AuthGuard does.
  */
 @Injectable()
-export class CredentialsService {
+export class CredentialsService implements CredentialCheck {
   private readonly logger = new Logger(CredentialsService.name);
 
   /**
@@ -92,7 +94,7 @@ export class CredentialsService {
     if (!claims) {
       const portal = this.tokens.verifyPortalToken(match[1]);
       if (portal) return this.fromPortalSession(portal);
-      return { status: 'invalid', message: 'Invalid or expired token' };
+      return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     }
     // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
     const loadUser = () =>
@@ -105,7 +107,7 @@ export class CredentialsService {
       this.users ? this.users.get(claims.userId, loadUser, (row) => row !== null) : loadUser(),
     ]);
     if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
-    if (!user) return { status: 'invalid', message: 'Invalid or expired token' };
+    if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     return {
       status: 'ok',
       actor: {
@@ -125,7 +127,7 @@ export class CredentialsService {
       where: { id: claims.userId },
       select: { id: true, email: true },
     });
-    if (!user) return { status: 'invalid', message: 'Invalid or expired token' };
+    if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     return {
       status: 'ok',
       actor: {

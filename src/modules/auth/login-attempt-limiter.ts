@@ -24,6 +24,7 @@ import {
 } from '../../common/rate-limit/token-bucket';
 import { AppConfig } from '../../config/app-config';
 import { REDIS } from '../../redis/redis.module';
+import { normaliseEmail } from '../../common/validation/email';
 
 /** The routes that take or renew credentials; each has its own per-address bucket. */
 export type AuthAttemptRoute = 'login' | 'refresh' | 'refresh-token';
@@ -132,7 +133,7 @@ export class LoginAttemptLimiter {
 
   /** Lower-case, trimmed, NFKC: every spelling that reaches one account lands in one bucket. */
   private accountKey(email: string): string {
-    const normalised = email.normalize('NFKC').trim().toLowerCase();
+    const normalised = normaliseEmail(email.normalize('NFKC'));
     return createHmac('sha256', this.accountKeySecret).update(normalised).digest('hex');
   }
 

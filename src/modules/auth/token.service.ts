@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
-import { Errors } from '../../common/errors/app-error';
+import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import { isUuid } from '../../common/validation/uuid';
 import { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
@@ -146,7 +146,7 @@ export class TokenService {
   async refreshFromAccessToken(claims: AccessClaims): Promise<TokenPair> {
     const user = await this.prisma.user.findUnique({ where: { id: claims.userId } });
     if (!user || !isUuid(claims.jti)) {
-      throw Errors.unauthorized('Invalid or expired token');
+      throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
     }
     const claimed = await this.prisma.refreshToken.updateMany({
       where: {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../prisma/prisma.service';
 import { PasswordService } from './password.service';
+import { normaliseEmail } from '../../common/validation/email';
 
 export interface NewUser {
   email: string;
@@ -20,7 +21,7 @@ export class UsersService {
   async create(input: NewUser) {
     return this.prisma.user.create({
       data: {
-        email: input.email.trim().toLowerCase(),
+        email: normaliseEmail(input.email),
         name: input.name ?? '',
         passwordHash: input.password ? await this.passwords.hash(input.password) : null,
         isPlatformAdmin: input.isPlatformAdmin ?? false,

@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Patch, Post } from '@nestjs/common';
+import { ApiTags, ApiBody } from '@nestjs/swagger';
 import {
   AllowApiKey,
   RequireFeature,
@@ -24,23 +24,25 @@ export class CommunityController {
 
   @Get()
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: 'The community, with its settings and branding',
     auth: 'jwt-or-api-key',
     response: SdkCommunityDto,
     errors: [403],
   })
-  get(@Query() _query: TenantBodyDto, @CurrentTenant() tenant: TenantContext) {
+  get(@CurrentTenant() tenant: TenantContext) {
     return this.community.get(tenant.communityId);
   }
 
   @Get('settings')
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: "The community's settings",
     auth: 'jwt-or-api-key',
     response: SettingsDto,
     errors: [403],
   })
-  settings(@Query() _query: TenantBodyDto, @CurrentTenant() tenant: TenantContext) {
+  settings(@CurrentTenant() tenant: TenantContext) {
     return this.community.settings(tenant.communityId);
   }
 
@@ -66,6 +68,7 @@ export class CommunityController {
   @Post('custom-domain/verify')
   @RequirePermission('COMMUNITY_MANAGE')
   @RequireFeature('custom_domain')
+  @ApiBody({ type: TenantBodyDto, required: false })
   @ApiEndpoint({
     summary: 'Verify the pending custom domain through its DNS TXT record',
     description:
@@ -78,7 +81,7 @@ export class CommunityController {
     response: SettingsDto,
     errors: [403, 409],
   })
-  verifyDomain(@Body() _body: TenantBodyDto, @CurrentTenant() tenant: TenantContext) {
+  verifyDomain(@CurrentTenant() tenant: TenantContext) {
     return this.community.verifyDomain(tenant);
   }
 

@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { CommunityController } from './community.controller';
 import { CommunityService } from './community.service';
 import { DnsTxtLookup } from './domain-challenge';
 
 /** The community as its members see it: details, settings, branding, custom-domain verification. */
 @Module({
+  imports: [EventsModule],
   controllers: [CommunityController],
   providers: [CommunityService, DnsTxtLookup],
   exports: [CommunityService],

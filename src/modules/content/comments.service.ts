@@ -4,7 +4,7 @@ import { Page, toPage } from '../../common/pagination/page-query.dto';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { CommentDto } from './dto/comment.dto';
-import { ParentItemsService, ParentRef } from './parent-items.service';
+import { ParentLookupService, ParentRef } from './parent-lookup.service';
 
 const COMMENT_SELECT = {
   id: true,
@@ -20,7 +20,7 @@ const COMMENT_SELECT = {
 export class CommentsService {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly parents: ParentItemsService,
+    private readonly parents: ParentLookupService,
     private readonly outbox: OutboxService,
   ) {}
 

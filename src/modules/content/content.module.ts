@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { CommentsService } from './comments.service';
 import { LikesService } from './likes.service';
-import { ParentItemsController } from './parent-items.controller';
-import { ParentItemsService } from './parent-items.service';
+import { CommentsLikesController } from './comments-likes.controller';
+import { ParentLookupService } from './parent-lookup.service';
 import { TasksController } from './tasks.controller';
 import { TasksService } from './tasks.service';
 import { TweetsController } from './tweets.controller';
@@ -10,8 +11,9 @@ import { TweetsService } from './tweets.service';
 
 /** Tweets, tasks, and the comments and likes hanging off them (feature `content`). */
 @Module({
-  // ParentItemsController last: its `sdk/:parent/:id/...` routes must never shadow the static ones.
-  controllers: [TweetsController, TasksController, ParentItemsController],
-  providers: [TweetsService, TasksService, CommentsService, LikesService, ParentItemsService],
+  imports: [EventsModule],
+  // CommentsLikesController last: its `sdk/:parent/:id/...` routes must never shadow the static ones.
+  controllers: [TweetsController, TasksController, CommentsLikesController],
+  providers: [TweetsService, TasksService, CommentsService, LikesService, ParentLookupService],
 })
 export class ContentModule {}

@@ -4,14 +4,14 @@ import type { Actor } from '../../common/http/request-context';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { LikeDto, UnlikeDto } from './dto/like.dto';
-import { ParentItemsService, ParentRef } from './parent-items.service';
+import { ParentLookupService, ParentRef } from './parent-lookup.service';
 
 /** One like per member per item (unique key), so liking again is a no-op that answers the same like. */
 @Injectable()
 export class LikesService {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly parents: ParentItemsService,
+    private readonly parents: ParentLookupService,
     private readonly outbox: OutboxService,
   ) {}
 

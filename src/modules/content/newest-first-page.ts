@@ -10,6 +10,23 @@ export function ISO(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
+/**
+ * The fields a response carries, named once: the Prisma `select` for single rows and the raw SQL
+ * select list (snake_case column AS "camelCase" key, or the expression given in `sql`) for pages;
+ * timestamps (`…At`) are read as ISO text (see ISO).
+ */
+export function responseColumns<K extends string>(
+  fields: readonly K[],
+  sql: Partial<Record<K, string>> = {},
+) {
+  const snake = (field: K) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  const column = (field: K) => sql[field] ?? (field.endsWith('At') ? ISO(snake(field)) : snake(field));
+  return {
+    select: Object.fromEntries(fields.map((field) => [field, true])) as Record<K, true>,
+    sql: fields.map((field) => `${column(field)} AS "${field}"`).join(', '),
+  };
+}
+
 /** A newest-first list: its table and the columns it answers. */
 export interface NewestFirstList {
   /** also the `community_counters` scope that holds the table's per-community total */

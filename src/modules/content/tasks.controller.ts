@@ -5,7 +5,6 @@ import { CurrentActor, CurrentTenant } from '../../common/decorators/request.dec
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
-import { TenantBodyDto } from '../../common/http/tenant-body.dto';
 import { IdParamDto } from './dto/params.dto';
 import { CreateTaskDto, TaskDto } from './dto/task.dto';
 import { TasksService } from './tasks.service';
@@ -30,8 +29,14 @@ export class TasksController {
   }
 
   @Get(':id')
-  @ApiEndpoint({ summary: 'Get a task', auth: 'jwt-or-api-key', response: TaskDto, errors: [403, 404] })
-  get(@Param() params: IdParamDto, @Query() _query: TenantBodyDto, @CurrentTenant() tenant: TenantContext) {
+  @ApiEndpoint({
+    communityIdQuery: true,
+    summary: 'Get a task',
+    auth: 'jwt-or-api-key',
+    response: TaskDto,
+    errors: [403, 404],
+  })
+  get(@Param() params: IdParamDto, @CurrentTenant() tenant: TenantContext) {
     return this.tasks.get(tenant.communityId, params.id);
   }
 

@@ -4,28 +4,26 @@ import type { Actor } from '../../common/http/request-context';
 import type { Page } from '../../common/pagination/page-query.dto';
 import { PrismaService } from '../../prisma/prisma.service';
 import type { CreateTaskDto, TaskDto } from './dto/task.dto';
-import { ISO, newestFirstPage } from './newest-first-page';
+import { newestFirstPage, responseColumns } from './newest-first-page';
 
-const TASK_SELECT = {
-  id: true,
-  communityId: true,
-  title: true,
-  description: true,
-  status: true,
-  dueAt: true,
-  createdById: true,
-  likeCount: true,
-  commentCount: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-
-const TASK_LIST = {
-  table: 'tasks',
-  columns: `id, community_id AS "communityId", title, description, status::text AS status,
-    ${ISO('due_at')} AS "dueAt", created_by_id AS "createdById", like_count AS "likeCount",
-    comment_count AS "commentCount", ${ISO('created_at')} AS "createdAt", ${ISO('updated_at')} AS "updatedAt"`,
-} as const;
+const TASK_COLUMNS = responseColumns(
+  [
+    'id',
+    'communityId',
+    'title',
+    'description',
+    'status',
+    'dueAt',
+    'createdById',
+    'likeCount',
+    'commentCount',
+    'createdAt',
+    'updatedAt',
+  ],
+  { status: 'status::text' },
+);
+const TASK_SELECT = TASK_COLUMNS.select;
+const TASK_LIST = { table: 'tasks', columns: TASK_COLUMNS.sql } as const;
 
 @Injectable()
 export class TasksService {

@@ -5,24 +5,20 @@ import type { Page } from '../../common/pagination/page-query.dto';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
-import { ISO, newestFirstPage } from './newest-first-page';
+import { newestFirstPage, responseColumns } from './newest-first-page';
 
-export const TWEET_SELECT = {
-  id: true,
-  communityId: true,
-  authorId: true,
-  content: true,
-  likeCount: true,
-  commentCount: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-
-const TWEET_LIST = {
-  table: 'tweets',
-  columns: `id, community_id AS "communityId", author_id AS "authorId", content,
-    like_count AS "likeCount", comment_count AS "commentCount", ${ISO('created_at')} AS "createdAt", ${ISO('updated_at')} AS "updatedAt"`,
-} as const;
+const TWEET_COLUMNS = responseColumns([
+  'id',
+  'communityId',
+  'authorId',
+  'content',
+  'likeCount',
+  'commentCount',
+  'createdAt',
+  'updatedAt',
+]);
+const TWEET_SELECT = TWEET_COLUMNS.select;
+const TWEET_LIST = { table: 'tweets', columns: TWEET_COLUMNS.sql } as const;
 
 @Injectable()
 export class TweetsService {

@@ -15,7 +15,6 @@ import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/dec
 import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { TenantContext } from '../../common/http/request-context';
-import { TenantBodyDto } from '../../common/http/tenant-body.dto';
 import { AdvertisementsService } from './advertisements.service';
 import { AdvertisementsQueryDto } from './dto/active-ads.query';
 import {
@@ -93,17 +92,14 @@ export class AdvertisementsController {
   @Delete(':id')
   @RequirePermission('CUSTOMIZATION_MANAGE')
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: 'Delete an advertisement (extension)',
     description: 'Records customization.updated.',
     auth: 'jwt-or-api-key',
     response: DeletedAdvertisementDto,
     errors: [403, 404],
   })
-  remove(
-    @Param('id', ParseUUIDPipe) id: string,
-    @CurrentTenant() tenant: TenantContext,
-    @Query() _query: TenantBodyDto,
-  ) {
+  remove(@Param('id', ParseUUIDPipe) id: string, @CurrentTenant() tenant: TenantContext) {
     return this.ads.remove(tenant.communityId, id);
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { AdvertisementsController } from './advertisements.controller';
 import { AdvertisementsService } from './advertisements.service';
 import { SidebarController } from './sidebar.controller';
@@ -6,6 +7,7 @@ import { SidebarService } from './sidebar.service';
 
 /** /api/sdk/customization: the sidebar and advertisements. */
 @Module({
+  imports: [EventsModule],
   controllers: [SidebarController, AdvertisementsController],
   providers: [SidebarService, AdvertisementsService],
 })

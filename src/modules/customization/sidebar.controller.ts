@@ -1,10 +1,9 @@
-import { Body, Controller, Get, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { TenantContext } from '../../common/http/request-context';
-import { TenantBodyDto } from '../../common/http/tenant-body.dto';
 import { PutSidebarDto, SidebarDto } from './dto/sidebar.dto';
 import { SidebarService } from './sidebar.service';
 
@@ -17,12 +16,13 @@ export class SidebarController {
 
   @Get()
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: 'The sidebar (any member); empty with updatedAt null until first set',
     auth: 'jwt-or-api-key',
     response: SidebarDto,
     errors: [403],
   })
-  get(@CurrentTenant() tenant: TenantContext, @Query() _query: TenantBodyDto) {
+  get(@CurrentTenant() tenant: TenantContext) {
     return this.sidebar.get(tenant.communityId);
   }
 

@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
+import { EventsModule } from '../events/events.module';
 import { EmbedSessionsService } from './embed-sessions.service';
 import { EmbedController } from './embed.controller';
 
-/** /api/embed: embed sessions (JwtService comes from the global AuthModule). */
-@Module({ controllers: [EmbedController], providers: [EmbedSessionsService] })
+/** /api/embed: embed sessions (signed with AuthModule's JwtService). */
+@Module({
+  imports: [AuthModule, EventsModule],
+  controllers: [EmbedController],
+  providers: [EmbedSessionsService],
+})
 export class EmbedModule {}

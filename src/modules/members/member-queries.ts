@@ -1,31 +1,11 @@
 import { Prisma } from '../../generated/prisma/client';
-import type { Role } from '../../generated/prisma/enums';
 import type { Tx } from '../../prisma/prisma.service';
-import type { MemberView } from './memberships.service';
 
-/** A member row as raw SQL returns it (see MEMBER_COLUMNS). */
-export interface MemberRow {
-  id: string;
-  user_id: string;
-  email: string;
-  name: string;
-  role: Role;
-  joined_at: Date;
-}
-
-/** Selects a MemberRow from `memberships m JOIN users u`: the name is the membership's display name. */
-export const MEMBER_COLUMNS = Prisma.sql`m.id::text AS id, m.user_id::text AS user_id, u.email, m.display_name AS name, m.role::text AS role, m.joined_at`;
-
-export function rowToMemberView(row: MemberRow): MemberView {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    email: row.email,
-    name: row.name,
-    role: row.role,
-    joinedAt: row.joined_at,
-  };
-}
+/**
+ * Selects a MemberView from `memberships m JOIN users u` (the name is the membership's display
+ * name): raw SQL rows come out in the same shape as toMemberView's, so there is no second mapper.
+ */
+export const MEMBER_COLUMNS = Prisma.sql`m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, m.joined_at AS "joinedAt"`;
 
 /**
  * Locks the community's OWNER memberships for the rest of the transaction and returns their ids.

@@ -7,9 +7,10 @@ import { OutboxService } from '../events/outbox.service';
 import { TenancyService } from '../tenancy/tenancy.service';
 import type { EventData } from '../events/event-payloads';
 import type { MemberInputDto } from './dto/member-input.dto';
-import { lockOwnerIds, MEMBER_COLUMNS, MemberRow, rowToMemberView } from './member-queries';
+import { lockOwnerIds, MEMBER_COLUMNS } from './member-queries';
 import type { MemberView } from './memberships.service';
 import { assertMayAssign, assertMayChange, assertOwnersRemain, roleCeiling } from './role-rules';
+import { normaliseEmail } from '../../common/validation/email';
 
 export interface BulkResult {
   created: number;
@@ -26,7 +27,7 @@ interface Columns {
 }
 
 function toColumns(entries: MemberInputDto[]): Columns {
-  const emails = entries.map((e) => e.email.trim().toLowerCase());
+  const emails = entries.map((e) => normaliseEmail(e.email));
   const firstIndex = new Map<string, number>();
   const duplicates: ValidationDetail[] = [];
   emails.forEach((email, i) => {
@@ -102,13 +103,13 @@ export class MembersBulkService {
                   OR (t.name IS NOT NULL AND m.display_name <> t.name))
           RETURNING m.id::text AS id, old.role::text AS previous_role`;
 
-        const rows = await tx.$queryRaw<MemberRow[]>`
+        const rows = await tx.$queryRaw<MemberView[]>`
           SELECT ${MEMBER_COLUMNS}
             FROM unnest(${columns.emails}::text[]) WITH ORDINALITY AS t(email, ord)
             JOIN users u ON u.email = t.email
             JOIN memberships m ON m.community_id = ${communityId}::uuid AND m.user_id = u.id
            ORDER BY t.ord`;
-        const members = rows.map(rowToMemberView);
+        const members = rows;
         return this.recordEvents(tx, communityId, members, joined, updated);
       },
       { timeout: 30_000 },

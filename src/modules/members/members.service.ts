@@ -7,10 +7,11 @@ import type { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { ListMembersQueryDto } from './dto/list-members.query';
-import { lockOwnerIds, MEMBER_COLUMNS, MemberRow, prefixPattern, rowToMemberView } from './member-queries';
+import { lockOwnerIds, MEMBER_COLUMNS, prefixPattern } from './member-queries';
 import { MEMBER_SELECT, MembershipsService, MemberView, toMemberView } from './memberships.service';
 import { TenancyService } from '../tenancy/tenancy.service';
 import { assertMayAssign, assertMayChange, assertOwnersRemain, roleCeiling } from './role-rules';
+import { normaliseEmail } from '../../common/validation/email';
 
 const NEWEST_FIRST = [{ joinedAt: 'desc' as const }, { id: 'desc' as const }];
 
@@ -57,7 +58,7 @@ export class MembersService {
       ${query.role ? Prisma.sql`AND m.role = ${query.role}::"Role"` : Prisma.empty}
       AND (lower(u.email) LIKE ${pattern} OR lower(m.display_name) LIKE ${pattern})`;
     const [rows, counted] = await Promise.all([
-      this.prisma.$queryRaw<MemberRow[]>`
+      this.prisma.$queryRaw<MemberView[]>`
         SELECT ${MEMBER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id
          WHERE ${where}
          ORDER BY m.joined_at DESC, m.id DESC
@@ -65,7 +66,7 @@ export class MembersService {
       this.prisma.$queryRaw<{ n: number }[]>`
         SELECT count(*)::int AS n FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${where}`,
     ]);
-    return toPage(rows.map(rowToMemberView), query, counted[0]?.n ?? 0);
+    return toPage(rows, query, counted[0]?.n ?? 0);
   }
 
   private async memberCounter(communityId: string): Promise<number> {
@@ -122,7 +123,7 @@ export class MembersService {
     const result = await this.prisma.$transaction(async (tx) => {
       const owners = await lockOwnerIds(tx, tenant.communityId);
       const existing = await tx.membership.findFirst({
-        where: { communityId: tenant.communityId, user: { email: input.email.trim().toLowerCase() } },
+        where: { communityId: tenant.communityId, user: { email: normaliseEmail(input.email) } },
         select: { role: true },
       });
       if (existing && input.role && input.role !== existing.role) {

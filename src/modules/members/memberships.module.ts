@@ -1,7 +1,7 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { EventsModule } from '../events/events.module';
 import { MembershipsService } from './memberships.service';
 
 /** Membership writes shared by the CLI, the service routes and the members module. */
-@Global()
-@Module({ providers: [MembershipsService], exports: [MembershipsService] })
+@Module({ imports: [EventsModule], providers: [MembershipsService], exports: [MembershipsService] })
 export class MembershipsModule {}

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Role } from '../../generated/prisma/enums';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import { normaliseEmail } from '../../common/validation/email';
 
 export interface MemberView {
   id: string;
@@ -73,7 +74,7 @@ export class MembershipsService {
     tx?: Tx,
   ): Promise<{ member: MemberView; created: boolean }> {
     const run = async (db: Tx) => {
-      const email = input.email.trim().toLowerCase();
+      const email = normaliseEmail(input.email);
       // ON CONFLICT DO NOTHING: an existing account is left exactly as it is (not even updated_at).
       await db.$executeRaw`
         INSERT INTO users (id, email, name, created_at, updated_at)

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiParam, ApiTags } from '@nestjs/swagger';
 import {
   AllowPortalSession,
   RequireFeature,
@@ -19,7 +19,6 @@ import {
   RecoverDeliveriesDto,
   ResendDeliveryDto,
   UpdateWebhookDto,
-  WebhookListQueryDto,
   WebhookParamsDto,
 } from './dto/webhook-requests.dto';
 import {
@@ -64,16 +63,15 @@ export class WebhooksController {
 
   @Get()
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: "List the community's webhook endpoints (never their secrets)",
     auth: 'jwt',
     response: WebhookListDto,
     errors: [403],
   })
-  list(
-    @Param() params: CommunityParamsDto,
-    @Query() _query: WebhookListQueryDto,
-    @CurrentTenant() tenant: TenantContext,
-  ) {
+  // named here as well, or the documented query parameter of the same name would replace the path one
+  @ApiParam({ name: 'communityId', schema: { format: 'uuid', type: 'string' } })
+  list(@Param() params: CommunityParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.endpoints.list(communityOf(tenant, params));
   }
 

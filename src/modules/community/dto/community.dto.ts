@@ -1,4 +1,4 @@
-import { CommunityDto } from '../../admin/dto/responses.dto';
+import { CommunityDto } from '../../account/dto/responses.dto';
 import { ApiProperty } from '@nestjs/swagger';
 import { Visibility } from '../../../generated/prisma/enums';
 

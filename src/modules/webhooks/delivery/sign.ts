@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 
-const SECRET_PREFIX = 'whsec_';
+/** Standard Webhooks' secret prefix: what follows it is the base64 key. */
+export const SECRET_PREFIX = 'whsec_';
 
 /**
  * Standard Webhooks `v1` signature of one message under one secret: base64 HMAC-SHA256 of

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
-import { startReceiver } from '../../../../test/webhooks/receiver';
+import { RawAnswer, startReceiver } from '../../../../test/utils/webhook-receiver';
 import { loadConfig } from '../../../config/app-config';
 import { generateWebhookSecret } from '../secrets/webhook-secrets.service';
 import { createDeliveryAgent } from './delivery-agent';
@@ -8,7 +8,11 @@ import { signV1 } from './sign';
 import { assertSafeTargetUrl, ResolveAll } from './url-safety';
 import { parseRetryAfter, SendInput, WebhookSender } from './webhook-sender.service';
 
-const receiver = startReceiver;
+/** The shared test receiver, addressed at /hooks. */
+const receiver = async (answer: RawAnswer) => {
+  const target = await startReceiver(answer);
+  return { ...target, url: `${target.url}/hooks` };
+};
 
 const fixed =
   (...answers: string[]): ResolveAll =>
@@ -89,7 +93,7 @@ describe('WebhookSender', () => {
       error: 'redirect refused',
       responseBody: 'moved',
     });
-    expect(target.received.map((r) => r.url)).toEqual(['/hooks']);
+    expect(target.received.map((r) => r.path)).toEqual(['/hooks']);
   });
 
   it('reports 429/503 Retry-After and 410 Gone', async () => {

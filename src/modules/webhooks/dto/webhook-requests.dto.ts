@@ -136,11 +136,3 @@ export class DeliveryQueryDto {
   @MaxLength(100)
   communityId?: string;
 }
-
-/** The list route takes no parameters beyond the tenant's. */
-export class WebhookListQueryDto {
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(100)
-  communityId?: string;
-}

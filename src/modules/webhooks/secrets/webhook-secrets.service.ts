@@ -3,9 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { Errors } from '../../../common/errors/app-error';
 import { AppConfig } from '../../../config/app-config';
 import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import { SECRET_PREFIX } from '../delivery/sign';
 import { SecretKeyRing } from './secret-cipher';
-
-const SECRET_PREFIX = 'whsec_';
 
 /** How many stored secrets one encryption key holds, and where that key stands in the ring. */
 export interface SecretsUnderKey {

@@ -1,11 +1,10 @@
-import { Body, Controller, Delete, Get, HttpStatus, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpStatus, Param, ParseUUIDPipe, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AllowApiKey, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { Actor, TenantContext } from '../../common/http/request-context';
-import { TenantBodyDto } from '../../common/http/tenant-body.dto';
-import { AdminService } from './admin.service';
+import { IdentityService } from './identity.service';
 import { ApiKeysService } from './api-keys.service';
 import { CommunitiesService } from './communities.service';
 import { CreateApiKeyDto } from './dto/create-api-key.dto';
@@ -15,9 +14,9 @@ import { ApiKeyDto, CommunityDto, CreatedApiKeyDto, IdentityDto } from './dto/re
 /** The service routes: who am I, create a community, manage API keys. */
 @ApiTags('service')
 @Controller('admin/sdk')
-export class AdminController {
+export class AccountController {
   constructor(
-    private readonly admin: AdminService,
+    private readonly admin: IdentityService,
     private readonly communities: CommunitiesService,
     private readonly apiKeys: ApiKeysService,
   ) {}
@@ -66,13 +65,14 @@ export class AdminController {
   @Get('api-keys')
   @RequirePermission('API_KEYS_MANAGE')
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: "List the community's API keys (never the keys themselves)",
     auth: 'jwt',
     response: ApiKeyDto,
     isArray: true,
     errors: [403],
   })
-  listApiKeys(@CurrentTenant() tenant: TenantContext, @Query() _query: TenantBodyDto) {
+  listApiKeys(@CurrentTenant() tenant: TenantContext) {
     return this.apiKeys.list(tenant.communityId);
   }
 

@@ -10,9 +10,11 @@ describe('HTTP contract of the foundation (contract §1, spec §7, §9)', () => 
   let t: TestApp;
   let token: string;
   let apiKey: string;
+  let communityId: string;
   beforeAll(async () => {
     t = await createTestApp();
     const community = await createCommunity(t.app);
+    communityId = community.id;
     const user = await createUser(t.app);
     await addMember(t.app, community.id, user.id, 'OWNER');
     token = (await login(t.app, user.email, community.id)).accessToken;
@@ -132,6 +134,23 @@ describe('HTTP contract of the foundation (contract §1, spec §7, §9)', () => 
           message: 'isAdmin is not a known field',
         });
       }
+    });
+
+    it('unknown query field → the same 400 naming it on routes without a query DTO', async () => {
+      // GET /api/sdk/community is tenant-scoped (communityId is known there); /api/admin/sdk/me is not.
+      for (const url of ['/api/sdk/community', '/api/admin/sdk/me']) {
+        const res = await call(t.app, 'GET', `${url}?isAdmin=true`, { token });
+        expectContractError(res, 400);
+        expect(res.body.code).toBe('VALIDATION_ERROR');
+        expect(res.body.details).toEqual([{ field: 'isAdmin', message: 'isAdmin is not a known field' }]);
+      }
+      expect(
+        (await call(t.app, 'GET', `/api/sdk/community?communityId=${communityId}`, { token })).status,
+      ).toBe(200);
+      const untenanted = await call(t.app, 'GET', `/api/admin/sdk/me?communityId=${communityId}`, { token });
+      expect(untenanted.body.details).toEqual([
+        { field: 'communityId', message: 'communityId is not a known field' },
+      ]);
     });
 
     it('wrong type → 400 naming the field', async () => {

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../../common/errors/app-error';
+import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import type { Actor } from '../../common/http/request-context';
 import { PrismaService } from '../../prisma/prisma.service';
 import { ApiKeysService } from './api-keys.service';
 import type { IdentityDto } from './dto/responses.dto';
 
 @Injectable()
-export class AdminService {
+export class IdentityService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly apiKeys: ApiKeysService,
@@ -27,7 +27,7 @@ export class AdminService {
         },
       },
     });
-    if (!user) throw Errors.unauthorized('Invalid or expired token');
+    if (!user) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
     const apiKey = actor.apiKey ? await this.apiKeys.findForIdentity(actor.apiKey.id) : null;
     return {
       type: actor.kind,

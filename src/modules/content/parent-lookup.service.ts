@@ -23,7 +23,7 @@ export interface ParentCounts {
 
 /** Looks up the tweet or task that comments and likes hang off, always inside its community. */
 @Injectable()
-export class ParentItemsService {
+export class ParentLookupService {
   /** The parent's counters, or 404 when it is not in this community. */
   async counts(db: PrismaService | Tx, ref: ParentRef): Promise<ParentCounts> {
     const rows = await db.$queryRaw<ParentCounts[]>`

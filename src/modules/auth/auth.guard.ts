@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ALLOW_API_KEY, ALLOW_PORTAL_SESSION, IS_PUBLIC } from '../decorators/auth.decorators';
-import { Errors } from '../errors/app-error';
-import type { AppRequest } from '../http/request-context';
-import { CredentialsService } from '../../modules/auth/credentials.service';
+import { ALLOW_API_KEY, ALLOW_PORTAL_SESSION, IS_PUBLIC } from '../../common/decorators/auth.decorators';
+import { Errors } from '../../common/errors/app-error';
+import type { AppRequest } from '../../common/http/request-context';
+import { CredentialsService } from './credentials.service';
 
 /**
  * First global guard: every route needs a Bearer JWT unless marked @Public(); routes marked

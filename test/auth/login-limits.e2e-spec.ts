@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import Redis from 'ioredis';
 import { createTestApp, TestApp } from '../utils/app';
 import { createUser, login, TEST_PASSWORD, unique } from '../utils/factories';
 import { call, CallResult } from '../utils/http';
+import { freePort } from '../utils/metrics';
 
 // Password-guessing limits (issue 16 §4). Every app here gets a Redis key prefix of its own (two
 // apps share one only where sharing is the point), so no other test's logins from 127.0.0.1 touch
@@ -241,22 +241,10 @@ describe('refresh routes', () => {
   });
 });
 
-/** A local port nothing listens on: bound, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 describe('Redis unreachable', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await limitsApp({ REDIS_URL: `redis://127.0.0.1:${await closedPort()}` });
+    t = await limitsApp({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` });
   });
   afterAll(() => t.close());
 

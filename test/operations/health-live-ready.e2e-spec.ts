@@ -1,24 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Client } from 'pg';
 import { shippedMigrations } from '../../src/modules/health/migration-status';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
+import { freePort } from '../utils/metrics';
 
 // GET /api/health/live and /api/health/ready (issue 16 §3): live asks nothing of the dependencies,
 // ready asks PostgreSQL, Redis and whether every migration of prisma/migrations is applied.
-
-/** A local port nothing listens on: bound, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -170,7 +158,7 @@ describe('health: live and ready', () => {
   describe('dependencies unreachable', () => {
     let port: number;
     beforeAll(async () => {
-      port = await closedPort();
+      port = await freePort();
     });
 
     it('database down: live 200, ready 503 with database down', async () => {

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
@@ -12,7 +12,7 @@ import { CommentDto, CreateCommentDto } from './dto/comment.dto';
 import { LikeDto, UnlikeDto } from './dto/like.dto';
 import { ParentParamsDto } from './dto/params.dto';
 import { LikesService } from './likes.service';
-import type { ParentRef } from './parent-items.service';
+import type { ParentRef } from './parent-lookup.service';
 
 function parentRef(tenant: TenantContext, params: ParentParamsDto): ParentRef {
   return { communityId: tenant.communityId, parentType: params.parent, parentId: params.id };
@@ -23,7 +23,7 @@ function parentRef(tenant: TenantContext, params: ParentParamsDto): ParentRef {
 @Controller('sdk/:parent/:id')
 @AllowApiKey()
 @RequireFeature('content')
-export class ParentItemsController {
+export class CommentsLikesController {
   constructor(
     private readonly comments: CommentsService,
     private readonly likes: LikesService,
@@ -66,6 +66,7 @@ export class ParentItemsController {
 
   @Post('like')
   @RequirePermission('CONTENT_CREATE')
+  @ApiBody({ type: TenantBodyDto, required: false })
   @ApiEndpoint({
     summary: 'Like a tweet or task (one like per member: 201 when new, 200 with the same like after)',
     description: 'Emits like.created for a new like only.',
@@ -79,7 +80,6 @@ export class ParentItemsController {
   })
   async like(
     @Param() params: ParentParamsDto,
-    @Body() _dto: TenantBodyDto,
     @CurrentTenant() tenant: TenantContext,
     @CurrentActor() actor: Actor,
     @Res() reply: FastifyReply,
@@ -93,6 +93,7 @@ export class ParentItemsController {
   @Delete('like')
   @RequirePermission('CONTENT_CREATE')
   @ApiEndpoint({
+    communityIdQuery: true,
     summary: "Remove the caller's like (extension; idempotent)",
     auth: 'jwt-or-api-key',
     response: UnlikeDto,
@@ -100,7 +101,6 @@ export class ParentItemsController {
   })
   unlike(
     @Param() params: ParentParamsDto,
-    @Query() _query: TenantBodyDto,
     @CurrentTenant() tenant: TenantContext,
     @CurrentActor() actor: Actor,
   ) {

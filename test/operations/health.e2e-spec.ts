@@ -1,25 +1,13 @@
-import { createServer } from 'node:net';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
-
-/** A local port nothing listens on: bound, then released. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../utils/metrics';
 
 // With a dependency unreachable, /api/health names it, and nothing about where it lives: no host,
 // port, database name or driver text reaches an anonymous caller (issue 9 §6).
 describe('health answers name the failing dependency without internals', () => {
   let port: number;
   beforeAll(async () => {
-    port = await closedPort();
+    port = await freePort();
   });
 
   function expectNoInternals(body: unknown) {

@@ -1,0 +1,43 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor, ValidationPipe } from '@nestjs/common';
+import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { Reflector } from '@nestjs/core';
+import type { Observable } from 'rxjs';
+import { isTenantScoped } from '../decorators/auth.decorators';
+import type { AppRequest } from '../http/request-context';
+import { TenantBodyDto } from '../http/tenant-body.dto';
+import { createValidationPipe, unknownField, validationError } from './validation.pipe';
+
+/**
+ * The query string and body of a route that declares no DTO for them are held to the same rule as
+ * the others: a tenant-scoped route knows `communityId` (contract §1, validated as TenantBodyDto),
+ * any other field is a 400 VALIDATION_ERROR naming it. Runs after the guards, like the pipe, so a
+ * caller without credentials still gets 401 first.
+ */
+@Injectable()
+export class KnownFieldsInterceptor implements NestInterceptor {
+  private readonly pipe: ValidationPipe = createValidationPipe();
+
+  constructor(private readonly reflector: Reflector) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const args: Record<string, unknown> =
+      Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), context.getHandler().name) ?? {};
+    const declared = (type: RouteParamtypes) => Object.keys(args).some((key) => key.startsWith(`${type}:`));
+    const request = context.switchToHttp().getRequest<AppRequest>();
+    const tenantScoped = isTenantScoped(this.reflector, context);
+    if (!declared(RouteParamtypes.QUERY)) await this.check(request.query, 'query', tenantScoped);
+    if (!declared(RouteParamtypes.BODY) && request.body != null)
+      await this.check(request.body, 'body', tenantScoped);
+    return next.handle();
+  }
+
+  private async check(value: unknown, type: 'query' | 'body', tenantScoped: boolean): Promise<void> {
+    if (tenantScoped) {
+      await this.pipe.transform(value, { type, metatype: TenantBodyDto });
+      return;
+    }
+    const fields = Object.keys(value ?? {});
+    if (fields.length > 0) throw validationError(fields.map(unknownField));
+  }
+}
