@@ -1,5 +1,4 @@
-import { InvalidationBus } from '../../src/redis/invalidation-bus';
-import { createTestApp, TestApp } from '../utils/app';
+import { TestApp, twoSubscribedApps } from '../utils/app';
 import { createCommunity, createUser, login, memberWithCredentials, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { waitFor } from '../utils/worker';
@@ -15,11 +14,7 @@ describe('identity and tenancy caches across API instances', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    [a, b] = await Promise.all([createTestApp(), createTestApp()]);
-    await waitFor(
-      'both invalidation subscriptions',
-      () => a.app.get(InvalidationBus).live && b.app.get(InvalidationBus).live,
-    );
+    [a, b] = await twoSubscribedApps();
   });
   afterAll(() => Promise.all([a.close(), b.close()]));
 

@@ -1,5 +1,4 @@
-import { InvalidationBus } from '../../src/redis/invalidation-bus';
-import { createTestApp, TestApp } from '../utils/app';
+import { TestApp, twoSubscribedApps } from '../utils/app';
 import { addMember, createApiKey, createCommunity, createUser, login } from '../utils/factories';
 import { call } from '../utils/http';
 import { waitFor } from '../utils/worker';
@@ -14,12 +13,7 @@ describe('session revocation across API instances (contract §2)', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    [a, b] = await Promise.all([createTestApp(), createTestApp()]);
-    // Both subscribed: from now on each answers "is this session revoked?" from memory.
-    await waitFor(
-      'both invalidation subscriptions',
-      () => a.app.get(InvalidationBus).live && b.app.get(InvalidationBus).live,
-    );
+    [a, b] = await twoSubscribedApps();
   });
   afterAll(() => Promise.all([a.close(), b.close()]));
 

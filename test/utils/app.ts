@@ -5,6 +5,8 @@ import { AppModule } from '../../src/app.module';
 import { configureHttpApp, createFastifyAdapter } from '../../src/bootstrap/http-app';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';
+import { InvalidationBus } from '../../src/redis/invalidation-bus';
+import { waitFor } from './worker';
 import { checkResponsesAgainstDocument } from './openapi-conformance';
 
 export interface TestApp {
@@ -35,4 +37,14 @@ export async function createTestApp(
   checkResponsesAgainstDocument(app);
   await app.getHttpAdapter().getInstance().ready();
   return { app, prisma: app.get(PrismaService), config, close: () => app.close() };
+}
+
+/**
+ * Two API instances in one process on the run's database and Redis prefix, both subscribed to the
+ * invalidation bus: from then on each answers cached facts from memory, as separate servers would.
+ */
+export async function twoSubscribedApps(): Promise<[TestApp, TestApp]> {
+  const apps = await Promise.all([createTestApp(), createTestApp()]);
+  await waitFor('both invalidation subscriptions', () => apps.every((t) => t.app.get(InvalidationBus).live));
+  return apps as [TestApp, TestApp];
 }

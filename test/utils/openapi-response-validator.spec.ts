@@ -111,7 +111,7 @@ describe('OpenApiResponseValidator', () => {
     });
   });
 
-  it('flags a route the document lacks, and skips only unmatched paths, the docs and HEAD', () => {
+  it('flags a route the document lacks, and skips only unmatched paths, the docs, the portal page and HEAD', () => {
     expect(validator.check(answer({ route: '/api/sdk/secrets/:id' }))).toMatchObject({
       kind: 'violation',
       operation: 'GET /api/sdk/secrets/{id}',
@@ -122,6 +122,10 @@ describe('OpenApiResponseValidator', () => {
     expect(validator.check(answer({ route: '/api/docs/swagger-ui.css', contentType: 'text/css' }))).toEqual({
       kind: 'skipped',
     });
+    expect(validator.check(answer({ route: '/portal/*', contentType: 'text/html' }))).toEqual({
+      kind: 'skipped',
+    });
+    expect(validator.check(answer({ route: '/portalx' }))).toMatchObject({ kind: 'violation' });
     expect(validator.check(answer({ method: 'HEAD' }))).toEqual({ kind: 'skipped' });
   });
 

@@ -97,14 +97,9 @@ export class CredentialsService implements CredentialCheck {
       return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     }
     // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
-    const loadUser = () =>
-      this.prisma.user.findUnique({
-        where: { id: claims.userId },
-        select: { id: true, email: true, isPlatformAdmin: true },
-      });
     const [revoked, user] = await Promise.all([
       this.revocations.isRevoked(claims.sid),
-      this.users ? this.users.get(claims.userId, loadUser, (row) => row !== null) : loadUser(),
+      this.user(claims.userId),
     ]);
     if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
     if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
@@ -123,10 +118,7 @@ export class CredentialsService implements CredentialCheck {
 
   /** A webhook-portal session: the link creator, confined to one community (AuthGuard enforces it). */
   private async fromPortalSession(claims: PortalClaims): Promise<CredentialResult> {
-    const user = await this.prisma.user.findUnique({
-      where: { id: claims.userId },
-      select: { id: true, email: true },
-    });
+    const user = await this.user(claims.userId);
     if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     return {
       status: 'ok',
@@ -140,6 +132,16 @@ export class CredentialsService implements CredentialCheck {
         portalCommunityId: claims.communityId,
       },
     };
+  }
+
+  /** A token's user, from memory while warm (a user never found is not kept). */
+  private user(userId: string): Promise<UserRow | null> {
+    const load = () =>
+      this.prisma.user.findUnique({
+        where: { id: userId },
+        select: { id: true, email: true, isPlatformAdmin: true },
+      });
+    return this.users ? this.users.get(userId, load, (row) => row !== null) : load();
   }
 
   private async fromApiKey(raw: string): Promise<CredentialResult> {

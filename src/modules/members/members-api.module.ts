@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
+import { TenancyModule } from '../tenancy/tenancy.module';
 import { MembersBulkService } from './members-bulk.service';
 import { MembersController } from './members.controller';
 import { MembersService } from './members.service';
@@ -7,7 +8,7 @@ import { MembershipsModule } from './memberships.module';
 
 /** /api/sdk/members: list, role changes, single and bulk upsert. */
 @Module({
-  imports: [EventsModule, MembershipsModule],
+  imports: [EventsModule, MembershipsModule, TenancyModule],
   controllers: [MembersController],
   providers: [MembersService, MembersBulkService],
 })
