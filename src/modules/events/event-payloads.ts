@@ -26,30 +26,26 @@ const nullableString = { type: 'string', nullable: true } as const;
 const parentType = { type: 'string', enum: ['tweets', 'tasks'] } as const;
 const role = { type: 'string', enum: ['OWNER', 'ADMIN', 'MODERATOR', 'MEMBER'] } as const;
 
-const tweet = {
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'id',
-    'communityId',
-    'authorId',
-    'content',
-    'likeCount',
-    'commentCount',
-    'createdAt',
-    'updatedAt',
-  ],
-  properties: {
-    id: uuid,
-    communityId: uuid,
-    authorId: uuid,
-    content: { type: 'string' },
-    likeCount: { type: 'integer', minimum: 0 },
-    commentCount: { type: 'integer', minimum: 0 },
-    createdAt: dateTime,
-    updatedAt: dateTime,
-  },
-} as const;
+/** An object schema whose every property is required and no other allowed. */
+function everyFieldRequired<P extends Record<string, unknown>>(properties: P) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: Object.keys(properties),
+    properties,
+  } as const;
+}
+
+const tweet = everyFieldRequired({
+  id: uuid,
+  communityId: uuid,
+  authorId: uuid,
+  content: { type: 'string' },
+  likeCount: { type: 'integer', minimum: 0 },
+  commentCount: { type: 'integer', minimum: 0 },
+  createdAt: dateTime,
+  updatedAt: dateTime,
+});
 
 const tweetEvent = {
   type: 'object',

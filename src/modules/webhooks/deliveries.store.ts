@@ -185,6 +185,16 @@ function toResent(row: ResentRow): ResentAttempt {
   };
 }
 
+/** An attempt row's key columns as the sweep's raw SQL returns them. */
+interface AttemptRow {
+  id: string;
+  community_id: string;
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  attempt: number;
+}
+
 /** What a closed attempt whose worker died says: the request may or may not have reached the target. */
 export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
 
@@ -380,17 +390,7 @@ export class DeliveriesStore {
    * transaction so that their retries are written in the same commit.
    */
   async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
-    const rows = await tx.$queryRaw<
-      {
-        id: string;
-        community_id: string;
-        endpoint_id: string;
-        message_id: string;
-        event_type: string;
-        attempt: number;
-        request_id: string | null;
-      }[]
-    >`
+    const rows = await tx.$queryRaw<(AttemptRow & { request_id: string | null })[]>`
       WITH stale AS (
         SELECT id FROM webhook_deliveries
         WHERE status = 'PENDING' AND started_at IS NOT NULL
@@ -437,17 +437,7 @@ export class DeliveriesStore {
     const afterAt = after?.at ?? new Date(0);
     const afterId = after?.id ?? '00000000-0000-0000-0000-000000000000';
     const rows = await tx.$queryRaw<
-      {
-        id: string;
-        community_id: string;
-        endpoint_id: string;
-        message_id: string;
-        event_type: string;
-        attempt: number;
-        next_attempt_at: Date;
-        outbox_id: bigint | null;
-        payload: EventBody | null;
-      }[]
+      (AttemptRow & { next_attempt_at: Date; outbox_id: bigint | null; payload: EventBody | null })[]
     >`
       SELECT d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.next_attempt_at,
              o.id AS outbox_id, o.payload
