@@ -350,7 +350,8 @@ class Routes(unittest.TestCase):
         c.webhooks.list(i); c.webhooks.create(i, "u", []); c.webhooks.update(i, i); c.webhooks.delete(i, i)
         list(c.webhooks.deliveries(i, i)); c.webhooks.deliveries.resend(i, i, i)
         c.webhooks.rotate_secret(i, i); c.webhooks.test(i, i); c.webhooks.recover(i, i, "2026-01-01T00:00:00Z")
-        c.webhooks.event_types()
+        c.webhooks.event_types(); c.webhooks.portal_link(i); c.webhooks.manageable_communities()
+        c.webhooks.open_portal_session("t")
         missing = []
         for method, template in document_operations():
             if template.startswith("/api/health"):

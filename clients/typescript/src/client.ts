@@ -390,5 +390,31 @@ export class CommunityPlatformClient {
       this.http.request<Get<'/api/webhooks/event-types'>>('GET', '/api/webhooks/event-types', {
         auth: 'bearer',
       }),
+    /** A single-use link into the webhook portal for the community's admin (the token is in the URL's fragment). */
+    portalLink: (communityId: string) =>
+      this.http.request<ResponseData<'/api/communities/{communityId}/webhooks/portal-links', 'post'>>(
+        'POST',
+        `/api/communities/${e(communityId)}/webhooks/portal-links`,
+        { auth: 'bearer' },
+      ),
+    /** The caller's communities where they may manage webhooks (the portal's picker). */
+    manageableCommunities: () =>
+      this.http.request<Get<'/api/webhooks/manageable-communities'>>(
+        'GET',
+        '/api/webhooks/manageable-communities',
+        {
+          auth: 'bearer',
+        },
+      ),
+    /** Exchanges a portal link's token (once) for a session on that community's webhook routes. */
+    openPortalSession: (token: string) =>
+      this.http.request<ResponseData<'/api/webhooks/portal-sessions', 'post'>>(
+        'POST',
+        '/api/webhooks/portal-sessions',
+        {
+          body: { token },
+          auth: 'none',
+        },
+      ),
   };
 }

@@ -395,6 +395,21 @@ class Webhooks(_Group):
         """The subscribable event catalog, each with its payload schema and an example."""
         return self._http.request("GET", "/api/webhooks/event-types", auth=AUTH_BEARER)
 
+    def portal_link(self, community_id: str) -> Dict[str, Any]:
+        """``{"url", "expiresAt"}``: a single-use link into the webhook portal for the community's
+        admin; the token is in the URL's fragment, so hand the whole URL over as it is."""
+        return self._http.request("POST", _webhook_path(community_id, None, "/portal-links"), auth=AUTH_BEARER)
+
+    def manageable_communities(self) -> Dict[str, Any]:
+        """The caller's communities where they may manage webhooks (the portal's picker)."""
+        return self._http.request("GET", "/api/webhooks/manageable-communities", auth=AUTH_BEARER)
+
+    def open_portal_session(self, token: str) -> Dict[str, Any]:
+        """Exchanges a portal link's token (once) for a session on that community's webhook routes."""
+        return self._http.request(
+            "POST", "/api/webhooks/portal-sessions", body={"token": token}, auth=AUTH_NONE
+        )
+
 
 class Client:
     """The Community Platform API.
