@@ -1,8 +1,10 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { AppConfig } from '../config/app-config';
+
+const logger = new Logger('PrismaService');
 
 /**
  * The Prisma client over a pg pool (Prisma 7 driver adapter: no query-engine binary). The pool is
@@ -16,6 +18,9 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
 
   constructor(config: AppConfig) {
     const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
+    // An idle connection the server closes (restart, failover, pg_terminate_backend) is dropped by the
+    // pool and replaced on the next query; without a listener its error would end the process.
+    pool.on('error', (err) => logger.warn({ msg: 'idle database connection lost', error: err.message }));
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
   }

@@ -22,7 +22,7 @@ describe('outbox wake-ups', () => {
 
   afterAll(async () => {
     await prisma.community.delete({ where: { id: communityId } });
-    await prisma.$disconnect();
+    await prisma.onModuleDestroy();
   });
 
   /** Commits one event to the outbox, already relayed so that no running relay picks it up. */
