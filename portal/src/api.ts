@@ -78,6 +78,9 @@ export interface Webhook {
   consecutiveFailures: number;
   lastSuccessAt: string | null;
   createdAt: string;
+  /** in the list only: attempts that ended in the last 24 h, and the successful ones */
+  attempts24h?: number;
+  succeeded24h?: number;
 }
 
 export interface Delivery {

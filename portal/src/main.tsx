@@ -254,12 +254,10 @@ function EndpointForm({
   );
 }
 
-function successRate(deliveries: Delivery[]): string {
-  const since = Date.now() - 24 * 3600 * 1000;
-  const done = deliveries.filter((d) => Date.parse(d.createdAt) >= since && d.status !== 'PENDING');
-  if (done.length === 0) return 'no attempts in 24 h';
-  const ok = done.filter((d) => d.status === 'SUCCESS').length;
-  return `${Math.round((ok / done.length) * 100)} % of ${done.length} in 24 h`;
+function successRate(webhook: Webhook): string {
+  const attempts = webhook.attempts24h ?? 0;
+  if (attempts === 0) return 'no attempts in 24 h';
+  return `${Math.round(((webhook.succeeded24h ?? 0) / attempts) * 100)} % of ${attempts} in 24 h`;
 }
 
 function AttemptDetail({ delivery }: { delivery: Delivery }) {
@@ -475,15 +473,9 @@ function Endpoints({
   const base = `/communities/${communityId}/webhooks`;
   useEffect(() => {
     api<{ items: Webhook[] }>(session, 'GET', base)
-      .then(async (list) => {
+      .then((list) => {
         setWebhooks(list.items);
-        const entries = await Promise.all(
-          list.items.map(async (w) => {
-            const page = await api<DeliveryPage>(session, 'GET', `${base}/${w.id}/deliveries?limit=100`);
-            return [w.id, successRate(page.items)] as const;
-          }),
-        );
-        setRates(Object.fromEntries(entries));
+        setRates(Object.fromEntries(list.items.map((w) => [w.id, successRate(w)])));
       })
       .catch((err) => setError(errorText(err)));
   }, [reload, base, session]);

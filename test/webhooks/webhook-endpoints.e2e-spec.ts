@@ -201,6 +201,46 @@ describe('webhook endpoint management (spec §4.3)', () => {
       expect(text).not.toContain(b.secret);
       expect(text).not.toMatch(/whsec_|"secret"/);
     });
+
+    it('gives each endpoint its attempts ended in the last 24 h and the successful ones (its own only)', async () => {
+      const { community, token, user } = await owner();
+      const a = await createEndpoint(community.id, token);
+      const quiet = await createEndpoint(community.id, token);
+      const other = await createCommunity(t.app, { plan: 'PRO' });
+      await addMember(t.app, other.id, user.id, 'OWNER');
+      const elsewhere = await createEndpoint(other.id, token);
+      const attempt = (
+        communityId: string,
+        endpointId: string,
+        n: number,
+        status: 'SUCCESS' | 'FAILED' | 'PENDING',
+        hoursAgo = 0,
+      ) => ({
+        communityId,
+        endpointId,
+        messageId: `msg_rate_${endpointId}_${n}`,
+        eventType: 'tweet.created',
+        attempt: 1,
+        status,
+        createdAt: new Date(Date.now() - hoursAgo * 3_600_000),
+      });
+      await t.prisma.webhookDelivery.createMany({
+        data: [
+          attempt(community.id, a.id, 1, 'SUCCESS'),
+          attempt(community.id, a.id, 2, 'SUCCESS'),
+          attempt(community.id, a.id, 3, 'FAILED'),
+          attempt(community.id, a.id, 4, 'PENDING'), // not ended: not counted
+          attempt(community.id, a.id, 5, 'FAILED', 25), // older than a day: not counted
+          attempt(other.id, elsewhere.id, 6, 'FAILED'),
+        ],
+      });
+      const res = await call(t.app, 'GET', base(community.id), { token });
+      const items = res.body.data.items as { id: string; attempts24h: number; succeeded24h: number }[];
+      const byId = new Map(items.map((e) => [e.id, [e.attempts24h, e.succeeded24h]]));
+      expect(byId.get(a.id)).toEqual([3, 2]);
+      expect(byId.get(quiet.id)).toEqual([0, 0]);
+      expect(byId.has(elsewhere.id)).toBe(false);
+    });
   });
 
   describe('update', () => {

@@ -2,12 +2,18 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
+import { DeliveriesStore } from './deliveries.store';
 import { WebhookEndpointsStore } from './webhook-endpoints.store';
 import { WEBHOOK_DNS_LOOKUP } from './delivery/webhook-sender.service';
 import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './delivery/url-safety';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
-import type { CreatedWebhookDto, RotatedSecretDto, WebhookDto } from './dto/webhook-responses.dto';
+import type {
+  CreatedWebhookDto,
+  RotatedSecretDto,
+  WebhookDto,
+  WebhookListItemDto,
+} from './dto/webhook-responses.dto';
 
 /** Webhook endpoints of a community: every query is scoped by the community. */
 @Injectable()
@@ -15,13 +21,23 @@ export class WebhookEndpointsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly store: WebhookEndpointsStore,
+    private readonly deliveries: DeliveriesStore,
     private readonly config: AppConfig,
     private readonly secrets: WebhookSecretsService,
     @Inject(WEBHOOK_DNS_LOOKUP) private readonly lookup: ResolveAll,
   ) {}
 
-  async list(communityId: string): Promise<{ items: WebhookDto[] }> {
-    return { items: await this.store.list(communityId) };
+  async list(communityId: string): Promise<{ items: WebhookListItemDto[] }> {
+    const [endpoints, outcomes] = await Promise.all([
+      this.store.list(communityId),
+      this.deliveries.lastDayOutcomes(communityId),
+    ]);
+    return {
+      items: endpoints.map((endpoint) => {
+        const day = outcomes.get(endpoint.id);
+        return { ...endpoint, attempts24h: day?.attempts ?? 0, succeeded24h: day?.succeeded ?? 0 };
+      }),
+    };
   }
 
   async get(communityId: string, id: string): Promise<WebhookDto> {

@@ -26,9 +26,17 @@ export class WebhookDto {
   updatedAt: Date;
 }
 
+/** An endpoint in the list, with its attempts closed in the last 24 hours (the portal's success rate). */
+export class WebhookListItemDto extends WebhookDto {
+  /** attempts that ended (SUCCESS or FAILED) in the last 24 hours */
+  attempts24h: number;
+  /** of those, the successful ones */
+  succeeded24h: number;
+}
+
 export class WebhookListDto {
-  @ApiProperty({ type: [WebhookDto] })
-  items: WebhookDto[];
+  @ApiProperty({ type: [WebhookListItemDto] })
+  items: WebhookListItemDto[];
 }
 
 export class CreatedWebhookDto extends WebhookDto {
