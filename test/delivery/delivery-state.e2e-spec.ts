@@ -56,6 +56,37 @@ describe('delivery state', () => {
     return { messageId, payload, outboxId: row.id.toString() };
   }
 
+  /** Attempt 1 of the event, PENDING and unclaimed, due in an hour: the sweep leaves it alone until then. */
+  function attemptDueInAnHour(communityId: string, endpointId: string, messageId: string) {
+    return api.prisma.webhookDelivery.create({
+      data: {
+        communityId,
+        endpointId,
+        messageId,
+        eventType: 'tweet.created',
+        attempt: 1,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+      },
+    });
+  }
+
+  /** The queue job of attempt 1 of the event, as the relay would add it. */
+  function jobOf(
+    communityId: string,
+    endpointId: string,
+    event: Awaited<ReturnType<typeof relayedEvent>>,
+  ): DeliveryJobData {
+    return {
+      communityId,
+      endpointId,
+      messageId: event.messageId,
+      eventType: 'tweet.created',
+      attempt: 1,
+      outboxId: event.outboxId,
+      payload: event.payload as DeliveryJobData['payload'],
+    };
+  }
+
   it('sends a due PENDING attempt whose queue job was lost, once, within a sweep interval', async () => {
     const community = await createCommunity(api.app);
     const endpoint = await endpointFor(community.id);
@@ -87,26 +118,9 @@ describe('delivery state', () => {
     const community = await createCommunity(api.app);
     const endpoint = await endpointFor(community.id);
     const event = await relayedEvent(community.id);
-    await api.prisma.webhookDelivery.create({
-      data: {
-        communityId: community.id,
-        endpointId: endpoint.id,
-        messageId: event.messageId,
-        eventType: 'tweet.created',
-        attempt: 1,
-        // due in an hour: the sweep leaves it alone, only the jobs below run it
-        nextAttemptAt: new Date(Date.now() + 3_600_000),
-      },
-    });
-    const job: DeliveryJobData = {
-      communityId: community.id,
-      endpointId: endpoint.id,
-      messageId: event.messageId,
-      eventType: 'tweet.created',
-      attempt: 1,
-      outboxId: event.outboxId,
-      payload: event.payload as DeliveryJobData['payload'],
-    };
+    // due in an hour: the sweep leaves it alone, only the jobs below run it
+    await attemptDueInAnHour(community.id, endpoint.id, event.messageId);
+    const job = jobOf(community.id, endpoint.id, event);
     const processor = worker.context.get(DeliveryProcessor);
 
     await Promise.all(Array.from({ length: 5 }, () => processor.deliver(job)));
@@ -122,32 +136,18 @@ describe('delivery state', () => {
     const endpoint = await endpointFor(community.id);
     const event = await relayedEvent(community.id);
     // not due yet: only the job below runs for now
-    const row = await api.prisma.webhookDelivery.create({
-      data: {
-        communityId: community.id,
-        endpointId: endpoint.id,
-        messageId: event.messageId,
-        eventType: 'tweet.created',
-        attempt: 1,
-        nextAttemptAt: new Date(Date.now() + 3_600_000),
-      },
-    });
+    const row = await attemptDueInAnHour(community.id, endpoint.id, event.messageId);
     // a job with the attempt's id that fails for a reason of its own (its claim cannot run) and
     // has no tries left: BullMQ keeps it in its failed set, as after retries spent on a database outage
     const queue = worker.context.get(DeliveryQueue).queue;
     const jobId = deliveryJobId(event.messageId, endpoint.id, 1);
     await queue.add(
       'tweet.created',
+      { ...jobOf(community.id, endpoint.id, event), communityId: 'not-a-uuid' },
       {
-        communityId: 'not-a-uuid',
-        endpointId: endpoint.id,
-        messageId: event.messageId,
-        eventType: 'tweet.created',
-        attempt: 1,
-        outboxId: event.outboxId,
-        payload: event.payload as DeliveryJobData['payload'],
+        jobId,
+        attempts: 1,
       },
-      { jobId, attempts: 1 },
     );
     await waitFor('BullMQ to fail the job', async () => (await queue.getJobState(jobId)) === 'failed');
 

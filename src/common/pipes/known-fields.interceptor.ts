@@ -8,6 +8,13 @@ import type { AppRequest } from '../http/request-context';
 import { TenantBodyDto } from '../http/tenant-body.dto';
 import { createValidationPipe, unknownField, validationError } from './validation.pipe';
 
+/** Whether a route declares a query DTO and a body DTO, and whether it is tenant-scoped. */
+interface RouteShape {
+  query: boolean;
+  body: boolean;
+  tenantScoped: boolean;
+}
+
 /**
  * The query string and body of a route that declares no DTO for them are held to the same rule as
  * the others: a tenant-scoped route knows `communityId` (contract §1, validated as TenantBodyDto),
@@ -17,19 +24,34 @@ import { createValidationPipe, unknownField, validationError } from './validatio
 @Injectable()
 export class KnownFieldsInterceptor implements NestInterceptor {
   private readonly pipe: ValidationPipe = createValidationPipe();
+  /** What each handler declares, read from its metadata once instead of on every request. */
+  private readonly routes = new WeakMap<object, RouteShape>();
 
   constructor(private readonly reflector: Reflector) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    const args: Record<string, unknown> =
-      Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), context.getHandler().name) ?? {};
-    const declared = (type: RouteParamtypes) => Object.keys(args).some((key) => key.startsWith(`${type}:`));
+    const route = this.shapeOf(context);
     const request = context.switchToHttp().getRequest<AppRequest>();
-    const tenantScoped = isTenantScoped(this.reflector, context);
-    if (!declared(RouteParamtypes.QUERY)) await this.check(request.query, 'query', tenantScoped);
-    if (!declared(RouteParamtypes.BODY) && request.body != null)
-      await this.check(request.body, 'body', tenantScoped);
+    if (!route.query) await this.check(request.query, 'query', route.tenantScoped);
+    if (!route.body && request.body != null) await this.check(request.body, 'body', route.tenantScoped);
     return next.handle();
+  }
+
+  private shapeOf(context: ExecutionContext): RouteShape {
+    const handler = context.getHandler();
+    let shape = this.routes.get(handler);
+    if (!shape) {
+      const args: Record<string, unknown> =
+        Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ?? {};
+      const declared = (type: RouteParamtypes) => Object.keys(args).some((key) => key.startsWith(`${type}:`));
+      shape = {
+        query: declared(RouteParamtypes.QUERY),
+        body: declared(RouteParamtypes.BODY),
+        tenantScoped: isTenantScoped(this.reflector, context),
+      };
+      this.routes.set(handler, shape);
+    }
+    return shape;
   }
 
   private async check(value: unknown, type: 'query' | 'body', tenantScoped: boolean): Promise<void> {
