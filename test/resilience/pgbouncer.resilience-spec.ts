@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Client, Pool } from 'pg';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
-import { memberCaller, outboxOf } from '../utils/factories';
+import { memberCaller, outboxOf, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
 import { ChildWorker, PgBouncer, sparePort, spawnWorker, startPgbouncer } from './processes';
@@ -169,6 +169,36 @@ describe('through PgBouncer in transaction mode', () => {
     worker.process.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
   });
+  it('runs the CLI through it: a user, a community and an API key the API then accepts', async () => {
+    const slug = unique('pgb')
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-');
+    const email = `${slug}@example.test`;
+    const cli = (...args: string[]) =>
+      execFileSync(process.execPath, [join(process.env.WORKER_DIST!, 'cli', 'main.js'), ...args], {
+        // compiled outside the repository (run.sh): packages from the repository's node_modules
+        env: { ...process.env, ...env, NODE_PATH: join(process.cwd(), 'node_modules'), LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+      });
+    cli('user:create', '--email', email, '--password', 'correct horse battery staple');
+    cli(
+      'community:create',
+      '--name',
+      'Through PgBouncer',
+      '--slug',
+      slug,
+      '--owner',
+      email,
+      '--plan',
+      'ENTERPRISE',
+    );
+    const key = cli('apikey:create', '--community', slug).trim().split('\n').pop()!;
+    expect(key).toMatch(/^cpk_/);
+    const res = await call(api.app, 'GET', '/api/sdk/tweets', { apiKey: key });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ page: 1, total: 0, items: [] });
+  });
+
   it('migrates on DATABASE_DIRECT_URL (its session advisory lock needs PostgreSQL itself), whatever DATABASE_URL is', async () => {
     const name = `${process.env.TEST_DATABASE_NAME}_pgbouncer_migrate`;
     const admin = new Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL });
