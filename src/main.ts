@@ -1,3 +1,5 @@
+// First, before any other module loads: the V8 settings every run of this process gets.
+import './bootstrap/memory-flags';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
