@@ -1,9 +1,13 @@
+// The V8 memory settings of this process, applied once the modules are loaded, before any query or load.
+import { applyV8MemoryFlags } from './bootstrap/memory-flags';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureHttpApp, createFastifyAdapter } from './bootstrap/http-app';
 import { AppConfig, loadConfig } from './config/app-config';
 import { preflight, signalReady } from './config/preflight';
+
+applyV8MemoryFlags('api');
 
 async function bootstrap(): Promise<void> {
   await preflight('api');

@@ -17,6 +17,23 @@ describe('log format', () => {
     expect(logDestination(loadConfig({ NODE_ENV: 'development' }).config)).toBeDefined();
   });
 
+  it('never loads pino-pretty in production (memory: bench/README.md)', () => {
+    let prettyLoads = 0;
+    jest.isolateModules(() => {
+      // the real module, counted when something requires it
+      jest.doMock('pino-pretty', () => {
+        prettyLoads += 1;
+        return jest.requireActual('pino-pretty');
+      });
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh copy in this registry
+      const fresh = require('./logger.module') as typeof import('./logger.module');
+      fresh.logDestination(loadConfig(production).config);
+      expect(prettyLoads).toBe(0);
+      fresh.logDestination(loadConfig({ NODE_ENV: 'development' }).config);
+      expect(prettyLoads).toBe(1);
+    });
+  });
+
   it('words a request line with method, path (credentials masked), status and error code', () => {
     const req = { method: 'GET', url: '/api/x?apiKey=cpk_secret' } as IncomingMessage;
     const res = { statusCode: 403 } as ServerResponse;
