@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
 import { DeliveriesStore, RelayLimits } from '../../src/modules/webhooks/deliveries.store';
+import type { PrismaService } from '../../src/prisma/prisma.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
@@ -100,6 +102,23 @@ describe('outbox relay statement', () => {
     expect((await relayedIds([event, unheard])).sort()).toEqual([event, unheard].sort());
     // relayed rows are never taken again
     expect(await store.relayOutboxBatch(WIDE)).toEqual([]);
+  });
+
+  it("commits without waiting for the WAL flush in its own transaction only, never on the connection's later writes", async () => {
+    const community = await createCommunity(api.app);
+    await endpoint(community.id, ['tweet.created']);
+    const [event] = await events(community.id, 1);
+    // one connection, so the statement after the relay runs where the relay ran
+    const pool = new Pool({ connectionString: db.url, max: 1 });
+    try {
+      const oneConnection = new DeliveriesStore({ pool } as unknown as PrismaService);
+      expect((await oneConnection.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([event]);
+      const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      expect(rows[0].synchronous_commit).toBe('on');
+      expect(await relayedIds([event])).toEqual([event]);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('keeps an attempt row that already exists and still returns its pair for the queue', async () => {

@@ -236,6 +236,13 @@ export class DeliveriesStore {
    * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id (a pair that
    *    already has its row keeps it), and marks the kept rows relayed, in the same commit.
    *
+   * That commit does not wait for its WAL flush (synchronous_commit off for this transaction only:
+   * one fsync less on each event's path, 0.6 → 0.2 ms measured here). Safe because relaying is
+   * idempotent: a PostgreSQL crash can only lose a relay whose attempts nobody has claimed yet (a
+   * claim's own, synchronous commit flushes the WAL before it, and a send waits for the claim), so the
+   * rows come back unrelayed and are relayed again: existing rows are kept, job ids are the same,
+   * and a job that runs first claims by inserting its row.
+   *
    * Returns the kept rows, each with its endpoint ids, for the queue jobs.
    */
   async relayOutboxBatch(limits: RelayLimits): Promise<RelayedEvent[]> {
@@ -276,7 +283,7 @@ export class DeliveriesStore {
         )
         SELECT id::text AS "outboxId", community_id AS "communityId", message_id AS "messageId",
                event_type AS "eventType", payload, endpoint_ids AS "endpointIds"
-        FROM taken
+        FROM taken, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
         ORDER BY id`,
       values: [limits.rows, limits.attempts],
     });
@@ -309,10 +316,13 @@ export class DeliveriesStore {
    * whole due-attempts partial index instead (10 ms for 20,000 waiting rows, measured, against 0.3 ms).
    */
   private async claimBatch(keys: readonly AttemptKey[]): Promise<(AttemptClaim | null)[]> {
-    const rows = await this.prisma.$queryRaw<BatchClaimRow[]>`
+    // straight to the pg pool: Prisma's per-query work was a measurable part of each attempt's
+    // latency. Unnamed, so each batch is planned with the table's current size (a generic plan
+    // cached while the table was small would scan it whole).
+    const { rows } = await this.prisma.pool.query<BatchClaimRow>(
+      `
       WITH wanted AS (
-        SELECT * FROM unnest(${keys.map((k) => k.communityId)}::uuid[], ${keys.map((k) => k.endpointId)}::uuid[],
-                             ${keys.map((k) => k.messageId)}::text[], ${keys.map((k) => k.attempt)}::int[])
+        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[])
           AS w(community_id, endpoint_id, message_id, attempt)
       ), target AS (
         SELECT d.id, d.status, d.started_at FROM wanted w
@@ -328,7 +338,14 @@ export class DeliveriesStore {
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
              e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at
-      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`;
+      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
+      [
+        keys.map((k) => k.communityId),
+        keys.map((k) => k.endpointId),
+        keys.map((k) => k.messageId),
+        keys.map((k) => k.attempt),
+      ],
+    );
     const byKey = new Map(rows.map((r) => [`${r.endpoint_id}.${r.message_id}.${r.attempt}`, r]));
     return keys.map((key) => {
       const k = `${key.endpointId}.${key.messageId}.${key.attempt}`;
