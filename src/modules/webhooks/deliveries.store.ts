@@ -81,12 +81,20 @@ export interface AttemptKey {
   attempt: number;
 }
 
-export interface FirstAttempt {
+/** One outbox event the relay took, with the endpoints whose attempt 1 it wrote (in creation order). */
+export interface RelayedEvent {
+  outboxId: string;
   communityId: string;
-  endpointId: string;
   messageId: string;
   eventType: string;
-  requestId: string | null;
+  payload: EventBody;
+  endpointIds: string[];
+}
+
+/** How much one relay statement takes: outbox rows locked, and the attempts after which it stops taking rows. */
+export interface RelayLimits {
+  rows: number;
+  attempts: number;
 }
 
 /** The endpoint as the claim found it, and the claimed attempt when the endpoint still takes deliveries. */
@@ -216,21 +224,70 @@ export class DeliveriesStore {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * The relay's fan-out: attempt 1 of each pair, PENDING and due now, in the caller's transaction
-   * (the one that marks the outbox rows relayed). One statement for the whole batch; a pair that
-   * already has its row keeps it.
+   * The relay's whole batch in ONE autocommitted statement (no interactive transaction: measured,
+   * Prisma's look-lock-read-insert-mark-commit round trips were 4.5 ms of each event's latency):
+   *
+   * 1. locks up to `rows` unrelayed outbox rows in id order, FOR UPDATE SKIP LOCKED, so two relays
+   *    never take the same row;
+   * 2. pairs each with its community's endpoints that are active, not disabled and subscribed to
+   *    its type;
+   * 3. keeps rows in id order while the attempts so far stay within `attempts` (always the first
+   *    row, however wide its fan-out); the others stay unrelayed for the next batch;
+   * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id (a pair that
+   *    already has its row keeps it), and marks the kept rows relayed, in the same commit.
+   *
+   * That commit does not wait for its WAL flush (synchronous_commit off for this transaction only:
+   * one fsync less on each event's path, 0.6 → 0.2 ms measured here). Safe because relaying is
+   * idempotent: a PostgreSQL crash can only lose a relay whose attempts nobody has claimed yet (a
+   * claim's own, synchronous commit flushes the WAL before it, and a send waits for the claim), so the
+   * rows come back unrelayed and are relayed again: existing rows are kept, job ids are the same,
+   * and a job that runs first claims by inserting its row.
+   *
+   * Returns the kept rows, each with its endpoint ids, for the queue jobs.
    */
-  async insertFirstAttempts(tx: Tx, rows: FirstAttempt[]): Promise<void> {
-    if (rows.length === 0) return;
-    await tx.$executeRaw`
-      INSERT INTO webhook_deliveries
-        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
-      SELECT gen_random_uuid(), r.community_id, r.endpoint_id, r.message_id, r.event_type, 1, 'PENDING', now(), r.request_id, now()
-      FROM unnest(${rows.map((r) => r.communityId)}::uuid[], ${rows.map((r) => r.endpointId)}::uuid[],
-                  ${rows.map((r) => r.messageId)}::text[], ${rows.map((r) => r.eventType)}::text[],
-                  ${rows.map((r) => r.requestId)}::text[])
-        AS r(community_id, endpoint_id, message_id, event_type, request_id)
-      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING`;
+  async relayOutboxBatch(limits: RelayLimits): Promise<RelayedEvent[]> {
+    const { rows } = await this.prisma.pool.query<RelayedEvent>({
+      // prepared once per connection: the statement is planned once, not per batch
+      name: 'relay-outbox-batch',
+      text: `
+        WITH locked AS MATERIALIZED (
+          SELECT id, community_id, message_id, event_type, payload, request_id
+          FROM outbox_events
+          WHERE relayed_at IS NULL
+          ORDER BY id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED
+        ), fanned AS MATERIALIZED (
+          SELECT l.id,
+                 coalesce(array_agg(e.id::text ORDER BY e.created_at, e.id) FILTER (WHERE e.id IS NOT NULL), '{}') AS endpoint_ids,
+                 count(e.id) AS attempts
+          FROM locked l
+          LEFT JOIN webhook_endpoints e
+            ON e.community_id = l.community_id AND e.is_active AND e.disabled_at IS NULL
+               AND l.event_type = ANY(e.events)
+          GROUP BY l.id
+        ), taken AS MATERIALIZED (
+          SELECT l.*, f.endpoint_ids
+          FROM (SELECT id, endpoint_ids, row_number() OVER w AS position, sum(attempts) OVER w AS running
+                FROM fanned WINDOW w AS (ORDER BY id)) f
+          JOIN locked l ON l.id = f.id
+          WHERE f.position = 1 OR f.running <= $2
+        ), inserted AS (
+          INSERT INTO webhook_deliveries
+            (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+          SELECT gen_random_uuid(), t.community_id, e.endpoint_id::uuid, t.message_id, t.event_type, 1, 'PENDING', now(), t.request_id, now()
+          FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) AS e(endpoint_id)
+          ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+        ), marked AS (
+          UPDATE outbox_events o SET relayed_at = now() FROM taken t WHERE o.id = t.id
+        )
+        SELECT id::text AS "outboxId", community_id AS "communityId", message_id AS "messageId",
+               event_type AS "eventType", payload, endpoint_ids AS "endpointIds"
+        FROM taken, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+        ORDER BY id`,
+      values: [limits.rows, limits.attempts],
+    });
+    return rows;
   }
 
   /**
@@ -259,10 +316,13 @@ export class DeliveriesStore {
    * whole due-attempts partial index instead (10 ms for 20,000 waiting rows, measured, against 0.3 ms).
    */
   private async claimBatch(keys: readonly AttemptKey[]): Promise<(AttemptClaim | null)[]> {
-    const rows = await this.prisma.$queryRaw<BatchClaimRow[]>`
+    // straight to the pg pool: Prisma's per-query work was a measurable part of each attempt's
+    // latency. Unnamed, so each batch is planned with the table's current size (a generic plan
+    // cached while the table was small would scan it whole).
+    const { rows } = await this.prisma.pool.query<BatchClaimRow>(
+      `
       WITH wanted AS (
-        SELECT * FROM unnest(${keys.map((k) => k.communityId)}::uuid[], ${keys.map((k) => k.endpointId)}::uuid[],
-                             ${keys.map((k) => k.messageId)}::text[], ${keys.map((k) => k.attempt)}::int[])
+        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[])
           AS w(community_id, endpoint_id, message_id, attempt)
       ), target AS (
         SELECT d.id, d.status, d.started_at FROM wanted w
@@ -278,7 +338,14 @@ export class DeliveriesStore {
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
              e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at
-      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`;
+      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
+      [
+        keys.map((k) => k.communityId),
+        keys.map((k) => k.endpointId),
+        keys.map((k) => k.messageId),
+        keys.map((k) => k.attempt),
+      ],
+    );
     const byKey = new Map(rows.map((r) => [`${r.endpoint_id}.${r.message_id}.${r.attempt}`, r]));
     return keys.map((key) => {
       const k = `${key.endpointId}.${key.messageId}.${key.attempt}`;

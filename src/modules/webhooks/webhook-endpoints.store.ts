@@ -27,13 +27,6 @@ export const WEBHOOK_SELECT = {
   updatedAt: true,
 } as const;
 
-/** An endpoint subscribed to some of a relay batch's events. */
-export interface SubscribedEndpoint {
-  id: string;
-  community_id: string;
-  events: string[];
-}
-
 /** last_success_at is kept to this precision, so a busy healthy endpoint is not written on every delivery. */
 export const LAST_SUCCESS_PRECISION_MS = 1_000;
 
@@ -99,17 +92,6 @@ export class WebhookEndpointsStore {
   async remove(communityId: string, id: string): Promise<boolean> {
     const { count } = await this.prisma.webhookEndpoint.deleteMany({ where: { communityId, id } });
     return count > 0;
-  }
-
-  /** The active, enabled endpoints of these communities subscribed to any of these event types. */
-  subscribed(tx: Tx, communityIds: string[], eventTypes: string[]): Promise<SubscribedEndpoint[]> {
-    return tx.$queryRaw<SubscribedEndpoint[]>`
-      SELECT id, community_id, events
-      FROM webhook_endpoints
-      WHERE community_id = ANY(${communityIds}::uuid[])
-        AND is_active AND disabled_at IS NULL
-        AND events && ${eventTypes}::text[]
-      ORDER BY created_at, id`;
   }
 
   /** Resets the failure counter and notes the success (a no-op when another success just did). */

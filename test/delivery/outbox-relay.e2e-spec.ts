@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { Pool } from 'pg';
+import { DeliveriesStore, RelayLimits } from '../../src/modules/webhooks/deliveries.store';
+import type { PrismaService } from '../../src/prisma/prisma.service';
+import { createTestApp, TestApp } from '../utils/app';
+import { createCommunity, unique } from '../utils/factories';
+import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
+
+/**
+ * The relay's one statement (DeliveriesStore.relayOutboxBatch), called directly on a database of this
+ * file's own: it takes any unrelayed row, so no other file's worker may share the outbox.
+ */
+describe('outbox relay statement', () => {
+  let db: IsolatedDatabase;
+  let api: TestApp;
+  let store: DeliveriesStore;
+  const WIDE: RelayLimits = { rows: 200, attempts: 5_000 };
+
+  beforeAll(async () => {
+    db = await createIsolatedDatabase('relay');
+    api = await createTestApp({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: db.redisKeyPrefix });
+    store = new DeliveriesStore(api.prisma);
+  }, 60_000);
+
+  afterAll(async () => {
+    await api?.close();
+    await db?.drop();
+  });
+
+  // each test starts from an outbox with nothing left to relay
+  afterEach(() =>
+    api.prisma.outboxEvent.updateMany({ where: { relayedAt: null }, data: { relayedAt: new Date() } }),
+  );
+
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  /** An endpoint created after every earlier one (the relay lists a pair's endpoints in creation order). */
+  function endpoint(
+    communityId: string,
+    events: string[],
+    state: { isActive?: boolean; disabledAt?: Date } = {},
+  ) {
+    clock += 1_000;
+    return api.prisma.webhookEndpoint.create({
+      data: { communityId, url: 'http://127.0.0.1:1/hook', events, createdAt: new Date(clock), ...state },
+    });
+  }
+
+  /** Commits events in this order (ascending outbox ids); returns their message ids. */
+  async function events(communityId: string, count: number, type = 'tweet.created', requestId?: string) {
+    const ids = Array.from({ length: count }, () => unique('msg'));
+    for (const messageId of ids)
+      await api.prisma.outboxEvent.create({
+        data: { communityId, messageId, eventType: type, payload: { id: messageId, type }, requestId },
+      });
+    return ids;
+  }
+
+  const relayedIds = async (messageIds: string[]) =>
+    (
+      await api.prisma.outboxEvent.findMany({
+        where: { messageId: { in: messageIds }, relayedAt: { not: null } },
+        select: { messageId: true },
+      })
+    ).map((r) => r.messageId);
+
+  it('writes attempt 1 for the active, enabled, subscribed endpoints of the community only, with the request id', async () => {
+    const community = await createCommunity(api.app);
+    const neighbour = await createCommunity(api.app);
+    const first = await endpoint(community.id, ['tweet.created', 'tweet.deleted']);
+    const second = await endpoint(community.id, ['tweet.created']);
+    const unsubscribed = await endpoint(community.id, ['tweet.deleted']);
+    const paused = await endpoint(community.id, ['tweet.created'], { isActive: false });
+    const disabled = await endpoint(community.id, ['tweet.created'], {
+      isActive: false,
+      disabledAt: new Date(),
+    });
+    const neighbours = await endpoint(neighbour.id, ['tweet.created']);
+    const [event] = await events(community.id, 1, 'tweet.created', 'req-relay-1');
+    const [unheard] = await events(community.id, 1, 'member.joined');
+
+    const relayed = await store.relayOutboxBatch(WIDE);
+
+    expect(relayed.map((e) => [e.messageId, e.endpointIds])).toEqual([
+      [event, [first.id, second.id]],
+      [unheard, []],
+    ]);
+    expect(relayed[0]).toMatchObject({
+      communityId: community.id,
+      eventType: 'tweet.created',
+      payload: { id: event, type: 'tweet.created' },
+    });
+    const rows = await api.prisma.webhookDelivery.findMany({
+      where: { messageId: { in: [event, unheard] } },
+    });
+    expect(rows.map((r) => r.endpointId).sort()).toEqual([first.id, second.id].sort());
+    for (const row of rows) {
+      expect(row).toMatchObject({ attempt: 1, status: 'PENDING', startedAt: null, requestId: 'req-relay-1' });
+      expect(row.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
+    }
+    for (const skipped of [unsubscribed, paused, disabled, neighbours])
+      expect(await api.prisma.webhookDelivery.count({ where: { endpointId: skipped.id } })).toBe(0);
+    expect((await relayedIds([event, unheard])).sort()).toEqual([event, unheard].sort());
+    // relayed rows are never taken again
+    expect(await store.relayOutboxBatch(WIDE)).toEqual([]);
+  });
+
+  it("commits without waiting for the WAL flush in its own transaction only, never on the connection's later writes", async () => {
+    const community = await createCommunity(api.app);
+    await endpoint(community.id, ['tweet.created']);
+    const [event] = await events(community.id, 1);
+    // one connection, so the statement after the relay runs where the relay ran
+    const pool = new Pool({ connectionString: db.url, max: 1 });
+    try {
+      const oneConnection = new DeliveriesStore({ pool } as unknown as PrismaService);
+      expect((await oneConnection.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([event]);
+      const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+      expect(rows[0].synchronous_commit).toBe('on');
+      expect(await relayedIds([event])).toEqual([event]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('keeps an attempt row that already exists and still returns its pair for the queue', async () => {
+    const community = await createCommunity(api.app);
+    const target = await endpoint(community.id, ['tweet.created']);
+    const [event] = await events(community.id, 1);
+    const existing = await api.prisma.webhookDelivery.create({
+      data: {
+        communityId: community.id,
+        endpointId: target.id,
+        messageId: event,
+        eventType: 'tweet.created',
+        attempt: 1,
+        status: 'SUCCESS',
+      },
+    });
+
+    const relayed = await store.relayOutboxBatch(WIDE);
+
+    expect(relayed.map((e) => e.endpointIds)).toEqual([[target.id]]);
+    const rows = await api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
+    expect(rows.map((r) => [r.id, r.status])).toEqual([[existing.id, 'SUCCESS']]);
+  });
+
+  it('locks at most `rows` events and stops taking them once `attempts` would be exceeded, always taking one', async () => {
+    const community = await createCommunity(api.app);
+    for (let n = 0; n < 3; n++) await endpoint(community.id, ['tweet.created']);
+    const ids = await events(community.id, 6);
+
+    // 3 attempts per event: 3 + 3 fit in 7, a third event would make 9
+    expect((await store.relayOutboxBatch({ rows: 200, attempts: 7 })).map((e) => e.messageId)).toEqual(
+      ids.slice(0, 2),
+    );
+    expect(await relayedIds(ids)).toEqual(ids.slice(0, 2));
+    // one event alone is wider than the budget: it is still taken, alone
+    expect((await store.relayOutboxBatch({ rows: 200, attempts: 2 })).map((e) => e.messageId)).toEqual([
+      ids[2],
+    ]);
+    // the row lock bounds the batch below the budget
+    expect((await store.relayOutboxBatch({ rows: 2, attempts: 5_000 })).map((e) => e.messageId)).toEqual(
+      ids.slice(3, 5),
+    );
+    expect(await api.prisma.webhookDelivery.count({ where: { messageId: { in: ids } } })).toBe(15);
+    expect((await store.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([ids[5]]);
+  });
+
+  it('relays every event exactly once when several relays run at the same time', async () => {
+    const community = await createCommunity(api.app);
+    const targets = [
+      await endpoint(community.id, ['tweet.created']),
+      await endpoint(community.id, ['tweet.created']),
+    ];
+    const ids = Array.from({ length: 400 }, () => `msg_${randomUUID()}`);
+    await api.prisma.outboxEvent.createMany({
+      data: ids.map((messageId) => ({
+        communityId: community.id,
+        messageId,
+        eventType: 'tweet.created',
+        payload: { id: messageId },
+      })),
+    });
+
+    // eight relays taking small batches side by side until the outbox is empty
+    const taken = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const mine: string[] = [];
+        for (;;) {
+          const batch = await store.relayOutboxBatch({ rows: 10, attempts: 5_000 });
+          if (batch.length === 0) return mine;
+          mine.push(...batch.map((e) => e.messageId));
+        }
+      }),
+    );
+
+    const all = taken.flat();
+    expect(all).toHaveLength(ids.length);
+    expect(new Set(all)).toEqual(new Set(ids));
+    // more than one relay took part, so the locks, not the turn order, kept the events apart
+    expect(taken.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
+    expect(await api.prisma.webhookDelivery.count({ where: { messageId: { in: ids }, attempt: 1 } })).toBe(
+      ids.length * targets.length,
+    );
+  });
+});
