@@ -16,7 +16,7 @@ export type RedisRole =
   | 'shared'
   /** BullMQ producer: fails fast, the PENDING rows are the schedule and the sweep re-queues */
   | 'queue-producer'
-  /** BullMQ worker: waits out an outage (maxRetriesPerRequest null, which BullMQ requires) */
+  /** BullMQ worker: waits out an outage (maxRetriesPerRequest null, which BullMQ requires); connects when BullMQ starts it */
   | 'queue-worker'
   /** the endpoint-slot scripts: wait out an outage; a turn's scripts share one round trip */
   | 'endpoint-slots'
@@ -30,7 +30,7 @@ const ROLE_OPTIONS: Record<RedisRole, RedisOptions> = {
     enableOfflineQueue: false,
     retryStrategy: (times: number) => Math.min(times * 100, 2000),
   },
-  'queue-worker': { maxRetriesPerRequest: null, enableReadyCheck: true },
+  'queue-worker': { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: true },
   'endpoint-slots': { maxRetriesPerRequest: null, enableAutoPipelining: true },
   probe: { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null },
 };

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { Worker } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
 import { DeliveryProcessor } from './delivery.processor';
 import { closeConnection } from './redis-connections';
@@ -45,10 +46,19 @@ export class DeliveryWorker {
    * are abandoned: their claims expire and the sweep closes them as "worker stopped; outcome unknown".
    */
   async stop(): Promise<void> {
-    const worker = this.processor.worker;
     if (this.running) await this.drain();
-    // BullMQ leaves the client it was given open; the worker is closed (or was never run)
-    await closeConnection(worker.opts.connection);
+    // BullMQ leaves the client it was given open; the worker is closed now (or was never run)
+    const worker = this.registeredWorker();
+    if (worker) await closeConnection(worker.opts.connection);
+  }
+
+  /** The BullMQ worker, or none when the context was never initialised (its lazy client never connected). */
+  private registeredWorker(): Worker | undefined {
+    try {
+      return this.processor.worker;
+    } catch {
+      return undefined;
+    }
   }
 
   private async drain(): Promise<void> {
