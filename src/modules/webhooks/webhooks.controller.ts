@@ -133,8 +133,12 @@ export class WebhooksController {
     @CurrentTenant() tenant: TenantContext,
   ) {
     const communityId = communityOf(tenant, params);
-    await this.endpoints.get(communityId, params.webhookId);
-    return this.deliveries.list(communityId, params.webhookId, query);
+    // side by side: the page is scoped by community too, so another community's endpoint reads nothing
+    const [, page] = await Promise.all([
+      this.endpoints.get(communityId, params.webhookId),
+      this.deliveries.list(communityId, params.webhookId, query),
+    ]);
+    return page;
   }
 
   @Post(':webhookId/rotate-secret')
