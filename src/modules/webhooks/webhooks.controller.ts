@@ -127,18 +127,12 @@ export class WebhooksController {
     response: DeliveryPageDto,
     errors: [403, 404],
   })
-  async listDeliveries(
+  listDeliveries(
     @Param() params: WebhookParamsDto,
     @Query() query: DeliveryQueryDto,
     @CurrentTenant() tenant: TenantContext,
   ) {
-    const communityId = communityOf(tenant, params);
-    // side by side: the page is scoped by community too, so another community's endpoint reads nothing
-    const [, page] = await Promise.all([
-      this.endpoints.get(communityId, params.webhookId),
-      this.deliveries.list(communityId, params.webhookId, query),
-    ]);
-    return page;
+    return this.deliveries.list(communityOf(tenant, params), params.webhookId, query);
   }
 
   @Post(':webhookId/rotate-secret')
