@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoggerService } from '@nestjs/common';
 import { loadConfig } from '../config/app-config';
 import { setResponseErrorCode } from './error-code';
-import { logDestination, requestLogLevel, requestLogMessage } from './logger.module';
+import { logDestination, requestLogLevel, requestLogLevelAt, requestLogMessage } from './logger.module';
 import { StartupDetailAtDebug } from './startup-detail-logger';
 
 const production = {
@@ -48,6 +48,19 @@ describe('log format', () => {
     [500, 'error'],
   ])('logs a %d at %s', (statusCode, level) => {
     expect(requestLogLevel({} as IncomingMessage, { statusCode } as ServerResponse)).toBe(level);
+  });
+
+  it.each([
+    ['warn', 200, 'silent'],
+    ['warn', 404, 'warn'],
+    ['warn', 500, 'error'],
+    ['error', 404, 'silent'],
+    ['info', 200, 'info'],
+    ['debug', 200, 'info'],
+    ['silent', 500, 'silent'],
+  ])('at LOG_LEVEL=%s, skips a %d line nobody writes (%s)', (configured, statusCode, level) => {
+    const levelOf = requestLogLevelAt(configured);
+    expect(levelOf({} as IncomingMessage, { statusCode } as ServerResponse)).toBe(level);
   });
 
   it("moves Nest's route-mapping and module-loading lines to debug, nothing else", () => {

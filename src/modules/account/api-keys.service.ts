@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { DEFAULT_API_KEY_SCOPES } from '../../common/access/permissions';
 import { Errors } from '../../common/errors/app-error';
+import { ISO } from '../../prisma/iso-text';
 import { PrismaService } from '../../prisma/prisma.service';
 import { InvalidationBus } from '../../redis/invalidation-bus';
 import { generateApiKey } from '../auth/api-key-format';
@@ -78,8 +79,17 @@ export class ApiKeysService {
     return toDto(row);
   }
 
+  /** The calling key for `GET /admin/sdk/me`: a named prepared statement (a hot read), timestamps as ISO text. */
   async findForIdentity(id: string): Promise<ApiKeyDto | null> {
-    const row = await this.prisma.apiKey.findUnique({ where: { id }, select: KEY_SELECT });
-    return row ? toDto(row) : null;
+    const { rows } = await this.prisma.pool.query<ApiKeyDto>({
+      name: 'api-key-identity',
+      text: `
+        SELECT id::text AS id, name, community_id::text AS "communityId", 'cpk_' || key_id AS "keyPrefix", scopes,
+               ${ISO('last_used_at')} AS "lastUsedAt", ${ISO('revoked_at')} AS "revokedAt",
+               ${ISO('created_at')} AS "createdAt"
+          FROM api_keys WHERE id = $1::uuid`,
+      values: [id],
+    });
+    return rows[0] ?? null;
   }
 }

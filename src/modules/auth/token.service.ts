@@ -37,6 +37,9 @@ export interface TokenPair {
 
 const ROLES: readonly unknown[] = Object.values(Role);
 
+/** Verified access tokens kept in memory per instance: about 1 KiB each, the oldest dropped first. */
+export const VERIFIED_TOKENS_KEPT = 10_000;
+
 /**
  * A token signed with our key still carries claims someone could have minted with a leaked or test
  * key, or an older version wrote: every claim the API hands to the database must have the shape it
@@ -94,6 +97,9 @@ interface TokenUser {
  */
 @Injectable()
 export class TokenService {
+  /** Access tokens that passed verifyAccessToken, by their string, until they expire (bounded). */
+  private readonly verified = new Map<string, AccessClaims>();
+
   constructor(
     private readonly jwt: JwtService,
     private readonly prisma: PrismaService,
@@ -106,13 +112,30 @@ export class TokenService {
     return this.issue(user, communityId, randomUUID());
   }
 
+  /**
+   * The token's claims when its signature, expiry and claims hold; null otherwise. A token that
+   * passed is remembered by its string until it expires (a signature never stops matching): the
+   * HMAC and JSON parsing then run once per token instead of once per request. This is only the
+   * token's own validity; whether its session was revoked is asked on every request
+   * (SessionRevocationsService, dropped on every instance through the invalidation bus).
+   */
   verifyAccessToken(token: string): AccessClaims | null {
+    const known = this.verified.get(token);
+    if (known && known.exp * 1000 > Date.now()) return known;
+    if (known) this.verified.delete(token);
+    let claims: AccessClaims;
     try {
-      const claims = this.jwt.verify<AccessClaims>(token, { algorithms: ['HS256'] });
-      return hasWellFormedClaims(claims) ? claims : null;
+      claims = this.jwt.verify<AccessClaims>(token, { algorithms: ['HS256'] });
     } catch {
       return null;
     }
+    if (!hasWellFormedClaims(claims)) return null;
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) {
+      // the oldest first: Map keeps insertion order
+      this.verified.delete(this.verified.keys().next().value as string);
+    }
+    this.verified.set(token, claims);
+    return claims;
   }
 
   /** A portal session token for the link's creator in the link's community (no refresh token). */

@@ -1,14 +1,6 @@
 import { Page, toPage } from '../../common/pagination/page-query.dto';
+import { ISO } from '../../prisma/iso-text';
 import type { PrismaService } from '../../prisma/prisma.service';
-
-/**
- * A timestamp column as the ISO 8601 text JSON gives a Date (`2026-11-24T10:00:00.000Z`; the
- * columns hold milliseconds): the page is written as it is read, with no Date parsed per field
- * only to be printed again (4% of the API's CPU on the tweets list, measured).
- */
-export function ISO(column: string): string {
-  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
 
 /**
  * The fields a response carries, named once: the Prisma `select` for single rows and the raw SQL

@@ -1,11 +1,15 @@
 import { Prisma } from '../../generated/prisma/client';
 import type { Tx } from '../../prisma/prisma.service';
+import { ISO } from '../../prisma/iso-text';
 
 /**
  * Selects a MemberView from `memberships m JOIN users u` (the name is the membership's display
  * name): raw SQL rows come out in the same shape as toMemberView's, so there is no second mapper.
  */
 export const MEMBER_COLUMNS = Prisma.sql`m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, m.joined_at AS "joinedAt"`;
+
+/** The same columns as plain SQL text for a named statement on the pool, `joinedAt` as ISO text (see ISO). */
+export const MEMBER_PAGE_COLUMNS = `m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, ${ISO('m.joined_at')} AS "joinedAt"`;
 
 /**
  * Locks the community's OWNER memberships for the rest of the transaction and returns their ids.

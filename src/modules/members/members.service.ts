@@ -7,7 +7,7 @@ import type { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { ListMembersQueryDto } from './dto/list-members.query';
-import { lockOwnerIds, MEMBER_COLUMNS, prefixPattern } from './member-queries';
+import { lockOwnerIds, MEMBER_COLUMNS, MEMBER_PAGE_COLUMNS, prefixPattern } from './member-queries';
 import { MEMBER_SELECT, MembershipsService, MemberView, toMemberView } from './memberships.service';
 import { TenancyService } from '../tenancy/tenancy.service';
 import { assertMayAssign, assertMayChange, assertOwnersRemain, roleCeiling } from './role-rules';
@@ -33,7 +33,8 @@ export class MembersService {
   async list(communityId: string, query: ListMembersQueryDto): Promise<Page<MemberView>> {
     const skip = (query.page - 1) * query.limit;
     if (query.search !== undefined) return this.search(communityId, query, skip);
-    const where = { communityId, ...(query.role ? { role: query.role } : {}) };
+    if (!query.role) return this.unfilteredPage(communityId, query, skip);
+    const where = { communityId, role: query.role };
     const [rows, total] = await Promise.all([
       this.prisma.membership.findMany({
         where,
@@ -42,9 +43,40 @@ export class MembersService {
         take: query.limit,
         select: MEMBER_SELECT,
       }),
-      query.role ? this.prisma.membership.count({ where }) : this.memberCounter(communityId),
+      this.prisma.membership.count({ where }),
     ]);
     return toPage(rows.map(toMemberView), query, total);
+  }
+
+  /**
+   * The unfiltered list, the hot one: the page from the (community_id, joined_at DESC, id DESC)
+   * index and the trigger-kept counter in ONE named prepared statement on the pool, without the
+   * ORM's per-query work (as the tweets list, see newestFirstPage); `joinedAt` is read as ISO text.
+   * The LEFT JOIN keeps the total when the page is past the end.
+   */
+  private async unfilteredPage(
+    communityId: string,
+    query: ListMembersQueryDto,
+    skip: number,
+  ): Promise<Page<MemberView>> {
+    const { rows } = await this.prisma.pool.query<MemberView & { total: string | null; id: string | null }>({
+      name: 'members-page',
+      text: `
+        SELECT counter.total, item.*
+          FROM (SELECT (SELECT value FROM community_counters
+                         WHERE community_id = $1::uuid AND scope = 'members') AS total) AS counter
+          LEFT JOIN LATERAL (
+            SELECT ${MEMBER_PAGE_COLUMNS}
+              FROM memberships m JOIN users u ON u.id = m.user_id
+             WHERE m.community_id = $1::uuid
+             ORDER BY m.joined_at DESC, m.id DESC
+             LIMIT $2 OFFSET $3
+          ) AS item ON true`,
+      values: [communityId, query.limit, skip],
+    });
+    const total = Number(rows[0]?.total ?? 0);
+    const items = rows.filter((row) => row.id !== null).map(({ total: _total, ...member }) => member);
+    return toPage(items, query, total);
   }
 
   private async search(
@@ -67,14 +99,6 @@ export class MembersService {
         SELECT count(*)::int AS n FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${where}`,
     ]);
     return toPage(rows, query, counted[0]?.n ?? 0);
-  }
-
-  private async memberCounter(communityId: string): Promise<number> {
-    const counter = await this.prisma.communityCounter.findUnique({
-      where: { communityId_scope: { communityId, scope: 'members' } },
-      select: { value: true },
-    });
-    return Number(counter?.value ?? 0);
   }
 
   /** PATCH /members/:id/role. An unchanged role answers the member and records no event. */

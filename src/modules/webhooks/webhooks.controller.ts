@@ -127,14 +127,12 @@ export class WebhooksController {
     response: DeliveryPageDto,
     errors: [403, 404],
   })
-  async listDeliveries(
+  listDeliveries(
     @Param() params: WebhookParamsDto,
     @Query() query: DeliveryQueryDto,
     @CurrentTenant() tenant: TenantContext,
   ) {
-    const communityId = communityOf(tenant, params);
-    await this.endpoints.get(communityId, params.webhookId);
-    return this.deliveries.list(communityId, params.webhookId, query);
+    return this.deliveries.list(communityOf(tenant, params), params.webhookId, query);
   }
 
   @Post(':webhookId/rotate-secret')

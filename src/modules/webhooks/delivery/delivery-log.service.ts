@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Errors } from '../../../common/errors/app-error';
 import { DeliveriesStore, DeliveryPage, DeliveryPageQuery } from '../deliveries.store';
 
 export type { DeliveryPage, DeliveryPageQuery, DeliveryView } from '../deliveries.store';
@@ -8,8 +9,10 @@ export type { DeliveryPage, DeliveryPageQuery, DeliveryView } from '../deliverie
 export class DeliveryLogService {
   constructor(private readonly store: DeliveriesStore) {}
 
-  /** A page of an endpoint's attempts, newest first (the caller has checked the endpoint is the community's). */
-  list(communityId: string, endpointId: string, query: DeliveryPageQuery): Promise<DeliveryPage> {
-    return this.store.list(communityId, endpointId, query);
+  /** A page of an endpoint's attempts, newest first; 404 when the community has no such endpoint. */
+  async list(communityId: string, endpointId: string, query: DeliveryPageQuery): Promise<DeliveryPage> {
+    const page = await this.store.list(communityId, endpointId, query);
+    if (!page) throw Errors.notFound('Webhook endpoint');
+    return page;
   }
 }
