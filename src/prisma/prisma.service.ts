@@ -31,6 +31,15 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
     this.namedStatements = !config.databaseThroughPgbouncer;
   }
 
+  /**
+   * The name to give a hot `pool` statement so each connection parses and plans it once; none behind
+   * PgBouncer in transaction mode, where the name lives on one server connection and the next
+   * statement may land on another. Every named statement goes through here.
+   */
+  statementName(name: string): string | undefined {
+    return this.namedStatements ? name : undefined;
+  }
+
   async onModuleDestroy(): Promise<void> {
     await this.$disconnect();
     await this.pool.end().catch(() => undefined);

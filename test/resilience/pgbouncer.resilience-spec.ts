@@ -109,6 +109,37 @@ describe('through PgBouncer in transaction mode', () => {
     expect(ours.length).toBeLessThanOrEqual(SERVER_CONNECTIONS);
   });
 
+  it('answers every other named-statement read (members, me, the delivery log) over the shared server connections', async () => {
+    // each of these is a named prepared statement on a direct connection: unnamed behind PgBouncer
+    const owner = await memberCaller(api.app, 'jwt', { plan: 'ENTERPRISE' });
+    const keyed = await memberCaller(api.app, 'apiKey', { plan: 'ENTERPRISE' });
+    const endpoint = await createEndpoint(api, owner.communityId, {
+      url: `${receiver.url}/unused`,
+      events: ['tweet.created'],
+    });
+    const reads = [
+      () => call(api.app, 'GET', '/api/sdk/members', { ...keyed.auth, query: { limit: 5 } }),
+      () => call(api.app, 'GET', '/api/admin/sdk/me', keyed.auth),
+      () => call(api.app, 'GET', '/api/admin/sdk/me', owner.auth),
+      () =>
+        call(api.app, 'GET', `/api/communities/${owner.communityId}/webhooks/${endpoint.id}/deliveries`, {
+          ...owner.auth,
+          query: { status: 'FAILED', limit: 10 },
+        }),
+    ];
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => reads[i % reads.length]()));
+      for (const [i, res] of answers.entries()) {
+        expect({ read: i % reads.length, status: res.status }).toEqual({
+          read: i % reads.length,
+          status: 200,
+        });
+      }
+      expect(answers[0].body.data).toMatchObject({ total: 1, items: [{ userId: keyed.userId }] });
+      expect(answers[3].body.data).toMatchObject({ total: 0, items: [] });
+    }
+  });
+
   it('delivers an event with the relay polling when there is no direct connection to listen on', async () => {
     const owner = await memberCaller(api.app, 'jwt', { plan: 'ENTERPRISE' });
     const endpoint = await createEndpoint(api, owner.communityId, {

@@ -82,7 +82,7 @@ export class ApiKeysService {
   /** The calling key for `GET /admin/sdk/me`: a named prepared statement (a hot read), timestamps as ISO text. */
   async findForIdentity(id: string): Promise<ApiKeyDto | null> {
     const { rows } = await this.prisma.pool.query<ApiKeyDto>({
-      name: 'api-key-identity',
+      name: this.prisma.statementName('api-key-identity'),
       text: `
         SELECT id::text AS id, name, community_id::text AS "communityId", 'cpk_' || key_id AS "keyPrefix", scopes,
                ${ISO('last_used_at')} AS "lastUsedAt", ${ISO('revoked_at')} AS "revokedAt",

@@ -29,7 +29,7 @@ export class IdentityService {
   async identity(actor: Actor): Promise<IdentityDto> {
     const [rows, apiKey] = await Promise.all([
       this.prisma.pool.query<IdentityRow>({
-        name: 'identity',
+        name: this.prisma.statementName('identity'),
         text: `
           SELECT u.id::text AS id, u.email, u.name, u.is_platform_admin AS "isPlatformAdmin",
                  coalesce((SELECT json_agg(json_build_object('communityId', m.community_id, 'slug', c.slug,

@@ -37,7 +37,7 @@ export interface NewestFirstList {
  * the total when the page is past the end; no counter row means nothing was ever inserted.
  * One statement instead of two halves the round trips; it goes through the pool as a named prepared
  * statement, without the ORM's per-query work, being the hottest read of the service (an unnamed one
- * when DATABASE_URL is PgBouncer, see PrismaService.namedStatements).
+ * when DATABASE_URL is PgBouncer, see PrismaService.statementName).
  */
 export async function newestFirstPage<T extends { id: string }>(
   db: PrismaService,
@@ -47,7 +47,7 @@ export async function newestFirstPage<T extends { id: string }>(
 ): Promise<Page<T>> {
   // a named statement: each connection parses and plans it once (unnamed behind PgBouncer)
   const { rows } = await db.pool.query<T & { total: string | null; id: string | null }>({
-    name: db.namedStatements ? `newest-first:${list.table}` : undefined,
+    name: db.statementName(`newest-first:${list.table}`),
     text: `
       SELECT counter.total, item.*
         FROM (SELECT (SELECT value FROM community_counters

@@ -60,7 +60,7 @@ export class MembersService {
     skip: number,
   ): Promise<Page<MemberView>> {
     const { rows } = await this.prisma.pool.query<MemberView & { total: string | null; id: string | null }>({
-      name: 'members-page',
+      name: this.prisma.statementName('members-page'),
       text: `
         SELECT counter.total, item.*
           FROM (SELECT (SELECT value FROM community_counters

@@ -257,7 +257,7 @@ export class DeliveriesStore {
   async relayOutboxBatch(limits: RelayLimits): Promise<RelayedEvent[]> {
     const { rows } = await this.prisma.pool.query<RelayedEvent>({
       // prepared once per connection: the statement is planned once, not per batch
-      name: 'relay-outbox-batch',
+      name: this.prisma.statementName('relay-outbox-batch'),
       text: `
         WITH locked AS MATERIALIZED (
           SELECT id, community_id, message_id, event_type, payload, request_id
@@ -603,7 +603,7 @@ export class DeliveriesStore {
   ): Promise<DeliveryPage | null> {
     const status = query.status ? 'AND status = $5::"DeliveryStatus"' : '';
     const { rows } = await this.prisma.pool.query<DeliveryPageRow>({
-      name: query.status ? 'delivery-page-by-status' : 'delivery-page',
+      name: this.prisma.statementName(query.status ? 'delivery-page-by-status' : 'delivery-page'),
       text: `
         SELECT counter.total, counter.endpoint_found, item.*
           FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
