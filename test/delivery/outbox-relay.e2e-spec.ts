@@ -111,7 +111,10 @@ describe('outbox relay statement', () => {
     // one connection, so the statement after the relay runs where the relay ran
     const pool = new Pool({ connectionString: db.url, max: 1 });
     try {
-      const oneConnection = new DeliveriesStore({ pool } as unknown as PrismaService);
+      const oneConnection = new DeliveriesStore({
+        pool,
+        statementName: (name: string) => name,
+      } as unknown as PrismaService);
       expect((await oneConnection.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([event]);
       const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
       expect(rows[0].synchronous_commit).toBe('on');
