@@ -1,7 +1,9 @@
-import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { waitFor } from '../utils/worker';
 
 /** A port nobody listens on right now. */
@@ -62,6 +64,110 @@ export async function startRedis(port: number): Promise<RedisServer> {
     stop: async () => {
       child.kill('SIGKILL');
       await exited;
+    },
+  };
+}
+
+export interface PgBouncer {
+  port: number;
+  /** the pgbouncer process's id (stop() kills exactly this one) */
+  pid: number;
+  /** `databaseUrl` (a postgresql:// URL to 127.0.0.1:5432) rewritten to go through this pgbouncer */
+  url: (databaseUrl: string) => string;
+  /** a statement on pgbouncer's admin console (`SHOW SERVERS`, `SHOW POOLS`, `SHOW STATS`…) */
+  admin: (command: string) => Promise<Record<string, unknown>[]>;
+  output: () => string;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Debian's pgbouncer (1.18) of the test's own, in TRANSACTION pooling mode, on `port`, in front of the
+ * machine's PostgreSQL (127.0.0.1:5432, trust auth): every database name is passed through (`*`), so
+ * one instance serves any throw-away database. `poolSize` is pgbouncer's default_pool_size, the
+ * server connections per database+user: small, so consecutive statements of one client land on
+ * different server connections as they do in production. Its ini and userlist live in a temporary
+ * directory removed by stop(). pgbouncer refuses to run as root: then it is started with `-u`
+ * (postgres, else nobody).
+ */
+export async function startPgbouncer(
+  port: number,
+  options: { poolSize?: number; upstream?: { host: string; port: number } } = {},
+): Promise<PgBouncer> {
+  const upstream = options.upstream ?? { host: '127.0.0.1', port: 5432 };
+  const dir = mkdtempSync(join(tmpdir(), 'cp-pgbouncer-'));
+  writeFileSync(join(dir, 'userlist.txt'), '"postgres" ""\n');
+  writeFileSync(
+    join(dir, 'pgbouncer.ini'),
+    [
+      '[databases]',
+      `* = host=${upstream.host} port=${upstream.port}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      'unix_socket_dir =',
+      'auth_type = trust',
+      `auth_file = ${join(dir, 'userlist.txt')}`,
+      'pool_mode = transaction',
+      `default_pool_size = ${options.poolSize ?? 2}`,
+      'max_client_conn = 1000',
+      'admin_users = postgres',
+      // node-postgres and Prisma's schema engine send these; pgbouncer refuses unknown ones
+      'ignore_startup_parameters = extra_float_digits,options',
+      '',
+    ].join('\n'),
+  );
+  const args = [join(dir, 'pgbouncer.ini')];
+  if (process.getuid?.() === 0) {
+    const user = spawnSync('id', ['-u', 'postgres']).status === 0 ? 'postgres' : 'nobody';
+    // the unprivileged user reads the ini and userlist
+    chmodSync(dir, 0o755);
+    args.unshift('-u', user);
+  }
+  const child = spawn('pgbouncer', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  let exitedEarly = false;
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', () => {
+      exitedEarly = true;
+      resolve();
+    }),
+  );
+  try {
+    await waitFor(`pgbouncer on port ${port}`, () => {
+      if (exitedEarly) throw new Error(`pgbouncer exited: ${output}`);
+      return output.includes(`listening on 127.0.0.1:${port}`);
+    });
+  } catch (err) {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    port,
+    pid: child.pid!,
+    url: (databaseUrl) => {
+      const url = new URL(databaseUrl);
+      url.hostname = '127.0.0.1';
+      url.port = String(port);
+      return url.toString();
+    },
+    admin: async (command) => {
+      const client = new Client({ host: '127.0.0.1', port, user: 'postgres', database: 'pgbouncer' });
+      await client.connect();
+      try {
+        // no parameters: the simple query protocol, the only one the admin console speaks
+        return (await client.query<Record<string, unknown>>(command)).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    output: () => output,
+    stop: async () => {
+      child.kill('SIGKILL');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
