@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ChildWorker, sparePort, spawnCompiled } from '../resilience/processes';
 
 /** One API process of the fleet: its base URL and the child process. */
@@ -14,7 +16,7 @@ export interface ApiProcess {
 export class Fleet {
   readonly apis: ApiProcess[] = [];
   readonly workers: ChildWorker[] = [];
-  private readonly everyChild: ChildWorker[] = [];
+  private readonly everyChild: { name: string; child: ChildWorker }[] = [];
 
   constructor(private readonly env: Record<string, string>) {}
 
@@ -23,6 +25,7 @@ export class Fleet {
       Array.from({ length: count }, async () => {
         const port = await sparePort();
         const child = this.track(
+          'api',
           spawnCompiled('main.js', { ...this.env, PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: '0' }),
         );
         return { url: `http://127.0.0.1:${port}`, child };
@@ -36,7 +39,7 @@ export class Fleet {
   async scaleWorkersTo(count: number): Promise<void> {
     const added: ChildWorker[] = [];
     while (this.workers.length + added.length < count)
-      added.push(this.track(spawnCompiled('worker.js', { ...this.env, METRICS_PORT: '0' })));
+      added.push(this.track('worker', spawnCompiled('worker.js', { ...this.env, METRICS_PORT: '0' })));
     await Promise.all(added.map((w) => w.ready));
     this.workers.push(...added);
     while (this.workers.length > count)
@@ -50,16 +53,25 @@ export class Fleet {
     return worker.exited;
   }
 
+  /**
+   * Kills every process still running; with SCALE_LOG_DIR set, leaves each one's output there
+   * (api-1.log, worker-2.log…: the warnings and errors a failed run needs).
+   */
   async stopAll(): Promise<void> {
     await Promise.all(
       this.everyChild
+        .map(({ child }) => child)
         .filter((c) => c.process.exitCode === null && c.process.signalCode === null)
         .map((c) => (c.process.kill('SIGKILL'), c.exited)),
     );
+    const dir = process.env.SCALE_LOG_DIR;
+    if (dir)
+      for (const { name, child } of this.everyChild) writeFileSync(join(dir, `${name}.log`), child.output());
   }
 
-  private track(child: ChildWorker): ChildWorker {
-    this.everyChild.push(child);
+  private track(kind: 'api' | 'worker', child: ChildWorker): ChildWorker {
+    const n = this.everyChild.filter(({ name }) => name.startsWith(kind)).length + 1;
+    this.everyChild.push({ name: `${kind}-${n}`, child });
     return child;
   }
 }

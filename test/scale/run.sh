@@ -13,7 +13,9 @@ fi
 command -v pgbouncer >/dev/null 2>&1 || { echo "pgbouncer is not installed (apt-get install pgbouncer)" >&2; exit 1; }
 WORKER_DIST="$(mktemp -d "${TMPDIR:-/tmp}/cp-scale-dist.XXXXXX")"
 SCALE_REPORT="$WORKER_DIST/report.txt"
-export WORKER_DIST SCALE_REPORT
+SCALE_LOG_DIR="$WORKER_DIST/logs"
+mkdir -p "$SCALE_LOG_DIR"
+export WORKER_DIST SCALE_REPORT SCALE_LOG_DIR
 trap 'rm -rf "$WORKER_DIST"' EXIT
 npx tsc -p tsconfig.build.json --outDir "$WORKER_DIST" --tsBuildInfoFile "$WORKER_DIST/.tsbuildinfo" >/dev/null || true
 for entry in main.js worker.js; do
@@ -21,6 +23,14 @@ for entry in main.js worker.js; do
 done
 status=0
 npx jest --config test/scale/jest.config.js --runInBand "$@" || status=$?
+if [ "$status" -ne 0 ]; then
+  for log in "$SCALE_LOG_DIR"/*.log; do
+    if [ -s "$log" ]; then
+      printf '\n=== %s (last 40 lines)\n' "$(basename "$log")"
+      tail -n 40 "$log"
+    fi
+  done
+fi
 printf '\n=== scale test figures (%s, %s cores)\n' "$(date -u +%FT%TZ)" "$(nproc)"
 cat "$SCALE_REPORT" 2>/dev/null || echo "(none: the run stopped before measuring)"
 exit "$status"
