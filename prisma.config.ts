@@ -9,7 +9,11 @@ process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= path.join(__dirname, 'prisma', 'sche
 export default defineConfig({
   schema: 'prisma/schema.prisma',
   migrations: { path: 'prisma/migrations' },
+  // migrations hold a session advisory lock: behind PgBouncer they need PostgreSQL itself
   datasource: {
-    url: process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/community_platform',
+    url:
+      process.env.DATABASE_DIRECT_URL ||
+      process.env.DATABASE_URL ||
+      'postgresql://postgres@127.0.0.1:5432/community_platform',
   },
 });

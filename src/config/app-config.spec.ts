@@ -147,4 +147,28 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT/);
     expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
   });
+  it('knows PgBouncer from DATABASE_PGBOUNCER or ?pgbouncer=true, and listens only on a direct connection', () => {
+    const direct = loadConfig({ DATABASE_URL: 'postgresql://u@db:5432/cp' });
+    expect(direct.config.databaseThroughPgbouncer).toBe(false);
+    expect(direct.config.databaseSessionUrl).toBe('postgresql://u@db:5432/cp');
+    expect(direct.warnings.join('\n')).not.toMatch(/PgBouncer/);
+
+    const flagged = loadConfig({ DATABASE_URL: 'postgresql://u@pgb:6432/cp', DATABASE_PGBOUNCER: 'true' });
+    expect(flagged.config.databaseThroughPgbouncer).toBe(true);
+    expect(flagged.config.databaseSessionUrl).toBeUndefined();
+    expect(flagged.warnings.join('\n')).toMatch(/outbox relay polls every 1s/);
+
+    const fromUrl = loadConfig({
+      DATABASE_URL: 'postgresql://u@pgb:6432/cp?pgbouncer=true',
+      DATABASE_DIRECT_URL: 'postgresql://u@db:5432/cp',
+    });
+    expect(fromUrl.config.databaseThroughPgbouncer).toBe(true);
+    expect(fromUrl.config.databaseSessionUrl).toBe('postgresql://u@db:5432/cp');
+    expect(fromUrl.warnings.join('\n')).not.toMatch(/PgBouncer/);
+
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'postgresql://u@pgb:6432/cp?pgbouncer=true' })).toThrow(
+      /DATABASE_DIRECT_URL: must lead to PostgreSQL itself/,
+    );
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: 'mysql://db/cp' })).toThrow(/DATABASE_DIRECT_URL/);
+  });
 });

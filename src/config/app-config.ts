@@ -188,6 +188,24 @@ export class AppConfig {
   @Max(200)
   DATABASE_POOL_SIZE = 10;
 
+  /**
+   * DATABASE_URL goes through PgBouncer in transaction pooling mode (also turned on by `pgbouncer=true`
+   * in DATABASE_URL's query): no named prepared statements (a pgbouncer before 1.21 cannot follow them
+   * from one server connection to the next), and no LISTEN on DATABASE_URL (see DATABASE_DIRECT_URL).
+   */
+  @Transform(toBool)
+  @IsBoolean()
+  DATABASE_PGBOUNCER = false;
+
+  /**
+   * PostgreSQL itself, bypassing PgBouncer: the worker's LISTEN for outbox commits and `prisma migrate
+   * deploy` (its session advisory lock) use it. Behind PgBouncer without it, the relay polls every
+   * OUTBOX_POLL_INTERVAL instead of listening.
+   */
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'DATABASE_DIRECT_URL must be a postgresql:// URL' })
+  DATABASE_DIRECT_URL?: string;
+
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -399,6 +417,17 @@ export class AppConfig {
   get loginFailureWindowMs(): number {
     return durationMs(this.LOGIN_FAILURE_WINDOW);
   }
+  /** DATABASE_URL leads to PgBouncer in transaction mode (DATABASE_PGBOUNCER or `?pgbouncer=true`). */
+  get databaseThroughPgbouncer(): boolean {
+    return this.DATABASE_PGBOUNCER || urlSaysPgbouncer(this.DATABASE_URL);
+  }
+  /**
+   * Where a session of its own (LISTEN) may be held: DATABASE_DIRECT_URL, else DATABASE_URL unless
+   * that is PgBouncer (a LISTEN there lands on a server connection other clients then share).
+   */
+  get databaseSessionUrl(): string | undefined {
+    return this.DATABASE_DIRECT_URL ?? (this.databaseThroughPgbouncer ? undefined : this.DATABASE_URL);
+  }
   /** The metrics port of this kind of process (0: no metrics server). */
   metricsPort(process: 'api' | 'worker'): number {
     return this.METRICS_PORT ?? (process === 'api' ? 9464 : 9465);
@@ -417,6 +446,15 @@ export class AppConfig {
   /** DNS servers for verification lookups, or undefined for the system's. */
   get dnsResolvers(): string[] | undefined {
     return this.DNS_RESOLVER?.split(',').map((entry) => entry.trim());
+  }
+}
+
+function urlSaysPgbouncer(url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    return new URL(url).searchParams.get('pgbouncer') === 'true';
+  } catch {
+    return false;
   }
 }
 
@@ -457,6 +495,14 @@ export function loadConfig(env: Record<string, string | undefined>): {
         'WEBHOOK_ALLOW_INSECURE_TARGETS=true: webhook URL safety rules are off (development only)',
       );
   }
+  if (urlSaysPgbouncer(config.DATABASE_DIRECT_URL))
+    problems.push(
+      'DATABASE_DIRECT_URL: must lead to PostgreSQL itself, not through PgBouncer (pgbouncer=true)',
+    );
+  if (config.databaseThroughPgbouncer && !config.DATABASE_DIRECT_URL)
+    warnings.push(
+      `DATABASE_URL goes through PgBouncer and DATABASE_DIRECT_URL is not set: the outbox relay polls every ${config.OUTBOX_POLL_INTERVAL} instead of listening for commits`,
+    );
   if (problems.length > 0) {
     throw new ConfigValidationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }

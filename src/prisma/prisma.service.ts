@@ -15,6 +15,11 @@ const logger = new Logger('PrismaService');
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
   readonly pool: Pool;
+  /**
+   * Whether `pool` statements may be named (prepared once per connection). Not through PgBouncer in
+   * transaction mode: the name lives on one server connection and the next statement may land on another.
+   */
+  readonly namedStatements: boolean;
 
   constructor(config: AppConfig) {
     const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
@@ -23,6 +28,7 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
     pool.on('error', (err) => logger.warn({ msg: 'idle database connection lost', error: err.message }));
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
+    this.namedStatements = !config.databaseThroughPgbouncer;
   }
 
   async onModuleDestroy(): Promise<void> {

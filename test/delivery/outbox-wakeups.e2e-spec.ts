@@ -80,4 +80,34 @@ describe('outbox wake-ups', () => {
     await other.stop();
     expect(calls).toBe(stoppedAt);
   });
+  it('behind PgBouncer listens on DATABASE_DIRECT_URL, and without one opens nothing (the relay polls)', async () => {
+    // DATABASE_URL says PgBouncer (`pgbouncer=true`): a LISTEN there would land on a shared server connection
+    const pooled = new URL(config.DATABASE_URL);
+    pooled.searchParams.set('pgbouncer', 'true');
+    const withoutDirect = new OutboxWakeups(
+      loadConfig({ ...process.env, DATABASE_URL: pooled.toString() }).config,
+    );
+    let polled = 0;
+    await withoutDirect.listen(() => polled++);
+    expect(withoutDirect.listeningPid()).toBeUndefined();
+    expect(polled).toBe(0);
+    await withoutDirect.stop();
+
+    const withDirect = new OutboxWakeups(
+      loadConfig({
+        ...process.env,
+        DATABASE_URL: pooled.toString(),
+        DATABASE_DIRECT_URL: config.DATABASE_URL,
+      }).config,
+    );
+    let calls = 0;
+    await withDirect.listen(() => calls++);
+    try {
+      expect(await isListening(withDirect.listeningPid())).toBe(true);
+      await commitEvent();
+      await waitFor('the notification through the direct connection', () => calls >= 2);
+    } finally {
+      await withDirect.stop();
+    }
+  });
 });

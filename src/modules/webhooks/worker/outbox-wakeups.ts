@@ -9,7 +9,8 @@ const MAX_RECONNECT_DELAY_MS = 5_000;
 
 /**
  * Tells the outbox relay that events were committed, through PostgreSQL's LISTEN/NOTIFY on a
- * connection of its own (a pooled one could not hold the LISTEN). Without it the relay would wait
+ * connection of its own (a pooled one could not hold the LISTEN; behind PgBouncer it is
+ * DATABASE_DIRECT_URL's, or none and the relay polls). Without it the relay would wait
  * for its next poll, up to OUTBOX_POLL_INTERVAL when idle. A notification is only a hint: while the
  * connection is down the relay polls as before, and the connection comes back by itself.
  */
@@ -28,14 +29,15 @@ export class OutboxWakeups implements OnApplicationShutdown {
   async listen(onCommit: () => void): Promise<void> {
     this.listener = onCommit;
     this.stopped = false;
-    await this.connect();
+    // behind PgBouncer without DATABASE_DIRECT_URL there is no session to listen on: the relay polls
+    if (this.config.databaseSessionUrl) await this.connect(this.config.databaseSessionUrl);
   }
 
-  private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.config.DATABASE_URL });
+  private async connect(url: string): Promise<void> {
+    const client = new Client({ connectionString: url });
     client.on('notification', () => this.listener?.());
-    client.on('error', (err) => this.dropped(client, err));
-    client.on('end', () => this.dropped(client, new Error('connection ended')));
+    client.on('error', (err) => this.dropped(url, client, err));
+    client.on('end', () => this.dropped(url, client, new Error('connection ended')));
     try {
       await client.connect();
       await client.query(`LISTEN ${OUTBOX_CHANNEL}`);
@@ -44,11 +46,11 @@ export class OutboxWakeups implements OnApplicationShutdown {
       // events committed while nobody listened are found by this wake-up
       this.listener?.();
     } catch (err) {
-      this.dropped(client, err as Error);
+      this.dropped(url, client, err as Error);
     }
   }
 
-  private dropped(client: Client, err: Error): void {
+  private dropped(url: string, client: Client, err: Error): void {
     if (this.client && this.client !== client) return;
     this.client = undefined;
     client.removeAllListeners('end');
@@ -60,7 +62,7 @@ export class OutboxWakeups implements OnApplicationShutdown {
     });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
-      if (!this.stopped) void this.connect();
+      if (!this.stopped) void this.connect(url);
     }, this.reconnectDelayMs);
     this.reconnectDelayMs = Math.min(this.reconnectDelayMs * 2, MAX_RECONNECT_DELAY_MS);
   }
