@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
+import { Client } from 'pg';
 import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
 import { raiseBurst } from '../resilience/delivery-helpers';
 import { PgBouncer, sparePort, startPgbouncer } from '../resilience/processes';
@@ -43,14 +44,14 @@ const DURATIONS: Record<string, string> = {
   WORKER_STALLED_INTERVAL: '2s',
   OUTBOX_POLL_INTERVAL: '100ms',
   WORKER_SHUTDOWN_TIMEOUT: '5s',
-  // 7 processes × 4 + this file's 4 stay within the pooler's clients; PgBouncer opens at most
-  // PGBOUNCER_POOL server connections whatever the processes ask for
+  // 3 APIs, 3 workers and this file's app at 4 each are 28 clients of PgBouncer, which opens at
+  // most PGBOUNCER_POOL server connections for them all (README, Connection budget)
   DATABASE_POOL_SIZE: '4',
   LOG_LEVEL: 'warn',
   JWT_SECRET: randomBytes(32).toString('hex'),
   WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
 };
-const PGBOUNCER_POOL = 20;
+const PGBOUNCER_POOL = 12;
 
 describe('three APIs and three workers on a Redis Cluster behind PgBouncer', () => {
   let cluster: RedisCluster;
@@ -64,9 +65,10 @@ describe('three APIs and three workers on a Redis Cluster behind PgBouncer', () 
   const endpointsOf = new Map<string, string[]>();
   /** how long the receiver waits before answering (the failure scenarios keep deliveries in flight) */
   let answerDelayMs = 0;
+  const directUrl = process.env.DATABASE_URL!;
+  const databaseName = new URL(directUrl).pathname.slice(1);
 
   beforeAll(async () => {
-    const directUrl = process.env.DATABASE_URL!;
     [cluster, pgbouncer, receiver] = await Promise.all([
       startRedisCluster({ masters: 3, replicasPerMaster: 1 }),
       sparePort().then((port) => startPgbouncer(port, { poolSize: PGBOUNCER_POOL })),
@@ -74,7 +76,9 @@ describe('three APIs and three workers on a Redis Cluster behind PgBouncer', () 
     ]);
     const env = {
       ...DURATIONS,
-      DATABASE_URL: pgbouncer.url(directUrl),
+      // every statement through PgBouncer; the workers' LISTEN (a session) on PostgreSQL itself
+      DATABASE_URL: `${pgbouncer.url(directUrl)}?pgbouncer=true`,
+      DATABASE_DIRECT_URL: directUrl,
       REDIS_CLUSTER_NODES: cluster.nodes,
     };
     control = await createTestApp(env);
@@ -248,9 +252,24 @@ describe('three APIs and three workers on a Redis Cluster behind PgBouncer', () 
     const burst = await raise(EVENTS);
     await waitForBurst('the exactly-once burst', control.prisma, ledger, burst, BURST_DEADLINE_MS);
     const check = await checked(burst, { exact: true });
+    // PostgreSQL saw PgBouncer's pool and the workers' LISTEN sessions, not the processes' pools
+    // (PgBouncer keeps idle server connections for minutes: this is about the most the burst used)
+    const servers = (await pgbouncer.admin('SHOW SERVERS')).filter((r) => r.database === databaseName).length;
+    const direct = new Client({ connectionString: directUrl });
+    await direct.connect();
+    const sessions = await direct
+      .query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()',
+      )
+      .finally(() => direct.end());
+    expect(servers).toBeLessThanOrEqual(PGBOUNCER_POOL);
+    // + this check's own session
+    expect(sessions.rows[0].n).toBeLessThanOrEqual(PGBOUNCER_POOL + fleet.workers.length + 1);
     report(
       `exactly once: ${EVENTS} events → ${burst.pairs.size} deliveries by 3 workers in ${Date.now() - started} ms, ` +
-        `each arrived once per logged attempt (${check.retried} needed a retry)`,
+        `each arrived once per logged attempt (${check.retried} needed a retry); PostgreSQL sessions ` +
+        `${sessions.rows[0].n - 1} (PgBouncer servers ${servers} of ${PGBOUNCER_POOL}, + ${fleet.workers.length} LISTEN) ` +
+        `for 7 processes with DATABASE_POOL_SIZE=${DURATIONS.DATABASE_POOL_SIZE}`,
     );
   });
 
