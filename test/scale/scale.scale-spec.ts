@@ -26,6 +26,8 @@ const EVENTS = Number(process.env.SCALE_EVENTS ?? 5000);
 const ROUND_EVENTS = Number(process.env.SCALE_ROUND_EVENTS ?? 1000);
 /** revocation must reach every other API within this (issue 13 §2's promise) */
 const REVOCATION_MS = 1_000;
+/** failed logins one account may have per window, whichever API they reach */
+const LOGIN_MAX_FAILURES = 10;
 /** the longest any burst may take to be delivered and logged */
 const BURST_DEADLINE_MS = 180_000;
 
@@ -48,6 +50,7 @@ const DURATIONS: Record<string, string> = {
   // most PGBOUNCER_POOL server connections for them all (README, Connection budget)
   DATABASE_POOL_SIZE: '4',
   LOG_LEVEL: 'warn',
+  LOGIN_MAX_FAILURES: String(LOGIN_MAX_FAILURES),
   JWT_SECRET: randomBytes(32).toString('hex'),
   WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
 };
@@ -239,11 +242,27 @@ describe('three APIs and three workers on a Redis Cluster behind PgBouncer', () 
     );
     const statuses = answers.map((a) => a.status);
     report(
-      `rate limit: 15 calls over 3 APIs → ${statuses.filter((s) => s === 200).length} accepted, ${statuses.filter((s) => s === 429).length} refused with 429`,
+      `rate limit: 15 test-route calls over 3 APIs → ${statuses.filter((s) => s === 200).length} accepted, ${statuses.filter((s) => s === 429).length} refused with 429`,
     );
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(10);
     expect(receiver.at('/probe')).toHaveLength(5);
+  });
+
+  it('the failed-login limit of one account stays exact when the attempts are spread over the 3 APIs', async () => {
+    const email = `nobody-${randomBytes(4).toString('hex')}@example.test`;
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        api(i % 3, 'POST', '/api/auth/login', {}, { email, password: 'not the password' }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status);
+    report(
+      `rate limit: 30 failed logins of one account over 3 APIs → ${statuses.filter((s) => s === 401).length} ` +
+        `answered 401, ${statuses.filter((s) => s === 429).length} refused with 429 (LOGIN_MAX_FAILURES ${LOGIN_MAX_FAILURES})`,
+    );
+    expect(statuses.filter((s) => s === 401)).toHaveLength(LOGIN_MAX_FAILURES);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30 - LOGIN_MAX_FAILURES);
   });
 
   it(`${EVENTS} events over 50 endpoints of 10 communities: each attempt arrives exactly once`, async () => {
