@@ -78,6 +78,29 @@ describe('loadConfig', () => {
     );
   });
 
+  it.each([
+    '127.0.0.1',
+    '127.0.0.1:7000,',
+    'redis://10.0.0.1:7000',
+    '10.0.0.1:70000',
+    'a b:7000',
+    '::1:7000',
+  ])('refuses a malformed REDIS_CLUSTER_NODES at start-up: %j', (value) => {
+    expect(() => loadConfig({ REDIS_CLUSTER_NODES: value })).toThrow(
+      /REDIS_CLUSTER_NODES must be a comma-separated list of host:port/,
+    );
+  });
+
+  it('reads REDIS_CLUSTER_NODES as seeds (names, IPv4, bracketed IPv6); unset means the single node', () => {
+    const { config } = loadConfig({ REDIS_CLUSTER_NODES: 'redis-a:7000, 10.0.0.2:7001,[::1]:7002' });
+    expect(config.redisClusterNodes).toEqual([
+      { host: 'redis-a', port: 7000 },
+      { host: '10.0.0.2', port: 7001 },
+      { host: '::1', port: 7002 },
+    ]);
+    expect(loadConfig({}).config.redisClusterNodes).toBeUndefined();
+  });
+
   it('reads durations from configuration so tests can shorten them', () => {
     const { config } = loadConfig({ JWT_EXPIRES_IN: '2s', WEBHOOK_RETRY_SCHEDULE: '10ms, 20ms' });
     expect(config.jwtExpiresInSeconds).toBe(2);

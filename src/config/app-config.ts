@@ -81,6 +81,15 @@ function isDnsServer(entry: string): boolean {
   return bracketed || !withPort ? isIP(address) !== 0 : isIP(address) === 4;
 }
 
+/** One Redis Cluster seed node: `host:port`, the host a name or an IPv4 address (`[v6]:port` for IPv6). */
+function isHostPort(entry: string): boolean {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
+  if (!match) return false;
+  const port = Number(match[3]);
+  if (port < 1 || port > 65535) return false;
+  return match[1] !== undefined ? isIP(match[1]) === 6 : HOSTNAME.test(match[2]) || isIP(match[2]) === 4;
+}
+
 /** A comma-separated setting each of whose entries passes `check`. */
 const IsListOf = (check: (entry: string) => boolean, message: string) =>
   ValidateBy({
@@ -208,6 +217,17 @@ export class AppConfig {
 
   @Matches(/^rediss?:\/\//, { message: 'REDIS_URL must be a redis:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * Seed nodes of a Redis Cluster (comma-separated host:port). Set, every Redis use of the process
+   * goes to the cluster (src/redis/redis-client.ts) and REDIS_URL only lends its credentials.
+   */
+  @IsOptional()
+  @IsListOf(
+    isHostPort,
+    'REDIS_CLUSTER_NODES must be a comma-separated list of host:port, e.g. 10.0.0.1:7000,10.0.0.2:7000',
+  )
+  REDIS_CLUSTER_NODES?: string;
 
   /** Prefix of every Redis key (queues, rate-limit buckets): one per environment. */
   @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'REDIS_KEY_PREFIX must be 1-64 of A-Z a-z 0-9 : _ -' })
@@ -442,6 +462,19 @@ export class AppConfig {
       .map((name) => name.toLowerCase().replace(/\.$/, ''))
       .filter((name) => name !== '');
     return [...new Set(names)];
+  }
+  /** The Redis Cluster's seed nodes, or undefined for the single node at REDIS_URL. */
+  get redisClusterNodes(): { host: string; port: number }[] | undefined {
+    return this.REDIS_CLUSTER_NODES?.split(',').map((entry) => {
+      const at = entry.trim().lastIndexOf(':');
+      return {
+        host: entry
+          .trim()
+          .slice(0, at)
+          .replace(/^\[|\]$/g, ''),
+        port: Number(entry.trim().slice(at + 1)),
+      };
+    });
   }
   /** DNS servers for verification lookups, or undefined for the system's. */
   get dnsResolvers(): string[] | undefined {

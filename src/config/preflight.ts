@@ -1,6 +1,6 @@
 import { ConfigModule as NestConfigModule } from '@nestjs/config';
-import Redis from 'ioredis';
 import { Client } from 'pg';
+import { closeRedisClient, createRedisClient, describeRedis, type RedisTarget } from '../redis/redis-client';
 import { AppConfig, ConfigValidationError, loadConfig } from './app-config';
 
 /** How long a start-up probe waits for PostgreSQL or Redis before calling it unreachable. */
@@ -37,15 +37,9 @@ export async function probePostgres(url: string, timeoutMs = PROBE_TIMEOUT_MS): 
   }
 }
 
-/** One line naming what is wrong with Redis, or null when it answers PING. */
-export async function probeRedis(url: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | null> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
+/** One line naming what is wrong with Redis (the node or the cluster), or null when it answers PING. */
+export async function probeRedis(target: RedisTarget, timeoutMs = PROBE_TIMEOUT_MS): Promise<string | null> {
+  const redis = createRedisClient(target, 'probe', { connectTimeout: timeoutMs });
   let lastError: unknown;
   redis.on('error', (err) => (lastError = err));
   try {
@@ -53,9 +47,9 @@ export async function probeRedis(url: string, timeoutMs = PROBE_TIMEOUT_MS): Pro
     await redis.ping();
     return null;
   } catch (err) {
-    return `Cannot reach Redis at ${where(url)} (REDIS_URL): ${reason(lastError ?? err)}. Is it running?`;
+    return `Cannot reach ${describeRedis(target)}: ${reason(lastError ?? err)}. Is it running?`;
   } finally {
-    redis.disconnect();
+    await closeRedisClient(redis);
   }
 }
 
@@ -77,7 +71,7 @@ export async function preflightProblems(
   const problems = (
     await Promise.all([
       probePostgres(config.DATABASE_URL),
-      needs.redis ? probeRedis(config.REDIS_URL) : Promise.resolve(null),
+      needs.redis ? probeRedis(config) : Promise.resolve(null),
     ])
   ).filter((p): p is string => p !== null);
   return { problems, config };

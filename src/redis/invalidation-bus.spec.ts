@@ -2,6 +2,7 @@ import Redis from 'ioredis';
 import { loadConfig } from '../config/app-config';
 import { waitFor } from '../../test/utils/worker';
 import { InvalidationBus } from './invalidation-bus';
+import { closeRedisClient } from './redis-client';
 
 // Real Redis (the run's key prefix): two buses stand for two API instances.
 describe('InvalidationBus and InvalidatingCache', () => {
@@ -20,7 +21,7 @@ describe('InvalidationBus and InvalidatingCache', () => {
 
   afterAll(async () => {
     await Promise.all(buses.map((b) => b.onModuleDestroy()));
-    await Promise.all(connections.map((c) => c.quit()));
+    await Promise.all(connections.map((c) => closeRedisClient(c)));
   });
 
   /** A cache over a mutable "database" that counts its reads. */
@@ -87,28 +88,49 @@ describe('InvalidationBus and InvalidatingCache', () => {
     await published;
   });
 
-  it('trusts nothing while the subscription is down and starts empty after resubscribing', async () => {
-    const b = startBus();
-    await waitFor('subscription', () => b.live);
-    const onB = source(b, 'k4');
+  it('trusts nothing while it has no subscription: every read goes to the source, nothing is kept', async () => {
+    // nothing listens on port 1: the bus keeps trying and never goes live
+    const down = loadConfig({ ...process.env, REDIS_URL: 'redis://127.0.0.1:1' }).config;
+    const publisher = new Redis(down.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false });
+    connections.push(publisher);
+    const bus = new InvalidationBus(down, publisher);
+    bus.onModuleInit();
+    buses.push(bus);
+    const onDown = source(bus, 'k4');
+    onDown.db.set('id', 'v1');
+    expect(await onDown.get('id')).toBe('v1');
+    onDown.db.set('id', 'v2'); // its invalidation could not reach this instance
+    expect(await onDown.get('id')).toBe('v2');
+    expect(onDown.reads()).toBe(2);
+    expect(onDown.cache.size).toBe(0);
+    expect(bus.live).toBe(false);
+  });
+
+  it('forgets everything when its connection drops, and resubscribes by itself on a new one', async () => {
+    const [a, b] = [startBus(), startBus()];
+    await waitFor('both subscriptions', () => a.live && b.live);
+    const onB = source(b, 'k4b');
     onB.db.set('id', 'v1');
     await onB.get('id');
     expect(onB.cache.size).toBe(1);
 
-    // Drop B's subscriber connection (kept down until we reconnect it): messages now are lost to B.
-    const subscriber = (b as unknown as { subscriber: Redis }).subscriber;
-    subscriber.disconnect(false);
-    await waitFor('the subscription to drop', () => !b.live);
-    expect(onB.cache.size).toBe(0);
-    onB.db.set('id', 'v2'); // changed while B was away, its message lost
+    // Drop B's subscriber connection: what is published until it is back is lost to B.
+    const dropped = (b as unknown as { subscriber: Redis }).subscriber;
+    onB.db.set('id', 'v2');
+    dropped.disconnect();
+    await waitFor('the caches to be emptied', () => onB.cache.size === 0);
+    await waitFor(
+      'a new subscription',
+      () => b.live && (b as unknown as { subscriber: Redis }).subscriber !== dropped,
+    );
     expect(await onB.get('id')).toBe('v2');
-    expect(onB.cache.size).toBe(0); // not kept while not live
-
-    await subscriber.connect();
-    await waitFor('resubscription', () => b.live);
-    onB.db.set('id', 'v3');
-    expect(await onB.get('id')).toBe('v3');
     expect(onB.cache.size).toBe(1);
+
+    // subscribed again: a publish on A reaches B
+    onB.db.set('id', 'v3');
+    await a.publish('k4b', 'id');
+    await waitFor('the invalidation to reach B', () => onB.cache.size === 0);
+    expect(await onB.get('id')).toBe('v3');
   });
 
   it('does not keep a value loaded across an invalidation (it may predate the change)', async () => {

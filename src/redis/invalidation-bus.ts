@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
+import { createSubscriberClient, type RedisClient } from './redis-client';
 import { REDIS } from './redis.tokens';
 
 /** What changed: `kind` names the cache (e.g. `session`), `id` the entry. */
@@ -24,6 +25,10 @@ interface Listener {
  * Pub/sub is fire-and-forget: a message sent while an instance is disconnected is lost to it. So
  * an instance trusts its caches only while its subscription is confirmed (`live`), and clears them
  * every time the subscription is (re)established: a lost message can never leave a stale entry.
+ *
+ * The subscriber reconnects itself (one connection per try, the next seed node each time on a Redis
+ * Cluster): a subscription that moved to another node behind our back could have missed messages
+ * without our knowing, and a dead master's address never answers again after its failover.
  */
 @Injectable()
 export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
@@ -33,10 +38,13 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
   private subscriber?: Redis;
   private subscribed = false;
   private closing = false;
+  /** consecutive connections that ended before subscribing: picks the node and the back-off */
+  private failures = 0;
+  private retry?: NodeJS.Timeout;
 
   constructor(
     private readonly config: AppConfig,
-    @Inject(REDIS) private readonly publisher: Redis,
+    @Inject(REDIS) private readonly publisher: RedisClient,
   ) {
     // Channels are not keys: ioredis's keyPrefix does not apply to them, so the prefix is explicit.
     this.channel = `${config.REDIS_KEY_PREFIX}:invalidate`;
@@ -48,16 +56,39 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    // A connection of its own: a subscribed connection can run no other command. Subscribing is not
-    // awaited, so the API starts while Redis is down; until it is live every lookup reads the database.
-    const subscriber = new Redis(this.config.REDIS_URL, {
-      autoResubscribe: false,
-      maxRetriesPerRequest: null,
-      lazyConnect: true,
-    });
+    this.connect();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    clearTimeout(this.retry);
+    this.lost();
+    const subscriber = this.subscriber;
+    if (!subscriber) return;
+    // quit() on a connection that is not up would wait for a reconnect that may never come.
+    if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect());
+    else subscriber.disconnect();
+  }
+
+  /**
+   * A connection of its own: a subscribed connection can run no other command. Subscribing is not
+   * awaited, so the API starts while Redis is down; until it is live every lookup reads the database.
+   * When the connection ends, the next one is opened (at once the first time, then backing off as
+   * ioredis does, up to 2 s).
+   */
+  private connect(): void {
+    if (this.closing) return;
+    const subscriber = createSubscriberClient(this.config, this.failures);
     this.subscriber = subscriber;
     subscriber.on('ready', () => void this.subscribe(subscriber));
-    for (const event of ['close', 'reconnecting', 'end']) subscriber.on(event, () => this.lost());
+    subscriber.on('close', () => this.lost());
+    subscriber.once('end', () => {
+      this.lost();
+      if (this.closing) return;
+      const delayMs = Math.min(this.failures * 50, 2000);
+      this.failures++;
+      this.retry = setTimeout(() => this.connect(), delayMs);
+    });
     subscriber.on('error', (err: Error) => {
       this.lost();
       this.logger.warn({ err: err.message }, 'invalidation subscriber connection error');
@@ -65,17 +96,7 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
     subscriber.on('message', (channel: string, raw: string) => {
       if (channel === this.channel) this.deliver(raw);
     });
-    subscriber.connect().catch(() => undefined); // retried by ioredis; 'error' logs it
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.closing = true;
-    this.lost();
-    const subscriber = this.subscriber;
-    if (!subscriber) return;
-    // quit() on a connection that is not up would wait for a reconnect that may never come.
-    if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect());
-    else subscriber.disconnect();
+    subscriber.connect().catch(() => undefined); // 'end' opens the next one; 'error' logs it
   }
 
   /** Registers the cache of `kind`; returns the function that unregisters it. */
@@ -113,6 +134,7 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
       return;
     }
     if (this.closing || subscriber.status !== 'ready') return;
+    this.failures = 0;
     // Whatever was published while we were away is lost: start from empty caches.
     this.listeners.forEach((set) => set.forEach((l) => l.reset()));
     this.subscribed = true;

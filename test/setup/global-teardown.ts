@@ -19,12 +19,15 @@ export default async function globalTeardown(): Promise<void> {
   const prefix = process.env.REDIS_KEY_PREFIX;
   if (prefix?.startsWith('cp_test_')) {
     const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    // the queues' keys start with the prefix as a hash tag, `{prefix…}:` (src/redis/redis-client.ts)
+    for (const pattern of [`${prefix}:*`, `{${prefix}*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        if (keys.length > 0) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
     await redis.quit();
   }
   const runDir = process.env.TEST_RUN_DIR;

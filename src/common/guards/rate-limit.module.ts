@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../redis/redis-client';
 import { REDIS } from '../../redis/redis.tokens';
 import { RedisTokenBucketStorage } from './redis-token-bucket.storage';
 
@@ -14,7 +14,7 @@ import { RedisTokenBucketStorage } from './redis-token-bucket.storage';
   imports: [
     ThrottlerModule.forRootAsync({
       inject: [REDIS],
-      useFactory: (redis: Redis) => ({
+      useFactory: (redis: RedisClient) => ({
         throttlers: [{ name: 'default', limit: 1, ttl: 1 }],
         storage: new RedisTokenBucketStorage(redis),
         setHeaders: false,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../redis/redis-client';
 import { retryAfterSeconds, takeTokens, TokenBucketAnswer } from '../rate-limit/token-bucket';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
@@ -19,7 +19,7 @@ export class RedisTokenBucketStorage implements ThrottlerStorage {
   private readonly logger = new Logger(RedisTokenBucketStorage.name);
 
   // the one token bucket of the project (src/common/rate-limit/token-bucket.ts), also used by the login limiter
-  constructor(private readonly redis: Redis) {}
+  constructor(private readonly redis: RedisClient) {}
 
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     let answer: TokenBucketAnswer;

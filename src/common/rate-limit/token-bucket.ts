@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../redis/redis-client';
 
 /**
  * Token bucket in one atomic step, on Redis's clock so every API instance agrees: refill by the
@@ -39,7 +39,7 @@ return {allowed, wait, math.floor(tokens), math.ceil((burst - tokens) * every)}
 
 // Not the name the first version (cost always 1) was defined under, so the two can never be mixed up on one connection.
 const COMMAND = 'cpTokenBucketWithCost';
-type BucketRedis = Redis & {
+type BucketRedis = RedisClient & {
   [COMMAND](
     key: string,
     burst: number,
@@ -69,7 +69,7 @@ export interface TokenBucketAnswer {
  * Redis connection. Rejects when Redis does not answer: each caller decides what that means.
  */
 export async function takeTokens(
-  redis: Redis,
+  redis: RedisClient,
   key: string,
   policy: TokenBucketPolicy,
   cost = 1,

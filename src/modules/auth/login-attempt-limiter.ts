@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiResponse } from '@nestjs/swagger';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../../redis/redis-client';
 import ipaddr from 'ipaddr.js';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { Errors } from '../../common/errors/app-error';
@@ -73,7 +73,7 @@ export class LoginAttemptLimiter {
 
   constructor(
     // absent in the CLI's context (no Redis there, and no login route): every check then counts as Redis down
-    @Optional() @Inject(REDIS) private readonly redis: Redis | undefined,
+    @Optional() @Inject(REDIS) private readonly redis: RedisClient | undefined,
     config: AppConfig,
   ) {
     this.perAddress = {
@@ -126,7 +126,7 @@ export class LoginAttemptLimiter {
     };
   }
 
-  private connection(): Redis {
+  private connection(): RedisClient {
     if (!this.redis) throw new Error('no Redis connection in this process');
     return this.redis;
   }

@@ -1,11 +1,11 @@
 import { Controller, Get, Inject, Logger } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService } from '@nestjs/terminus';
-import Redis from 'ioredis';
 import { Public } from '../../common/decorators/auth.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import { PrismaService } from '../../prisma/prisma.service';
 import { REDIS } from '../../redis/redis.module';
+import type { RedisClient } from '../../redis/redis-client';
 import { HealthIndicatorDto, HealthStatusDto, HealthUnavailableBodyDto } from './dto/health-status.dto';
 import { MigrationStatus } from './migration-status';
 
@@ -19,7 +19,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly prisma: PrismaService,
-    @Inject(REDIS) private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: RedisClient,
     private readonly migrations: MigrationStatus,
   ) {}
 

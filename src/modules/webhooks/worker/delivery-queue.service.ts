@@ -1,16 +1,17 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue, QueueOptions } from 'bullmq';
 import type { AppConfig } from '../../../config/app-config';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData, deliveryJobId } from './delivery-job';
-import { producerConnection } from './redis-connections';
+import { queuePrefix } from '../../../redis/redis-client';
+import { closeConnection, producerConnection } from './redis-connections';
 
-/** The queue as BullModule.registerQueueAsync builds it: prefix REDIS_KEY_PREFIX, a fail-fast connection. */
+/** The queue as BullModule.registerQueueAsync builds it: prefix `{REDIS_KEY_PREFIX}`, a fail-fast connection. */
 export function deliveryQueueOptions(config: AppConfig): QueueOptions {
-  // the prefix keeps environments and test runs from sharing a queue
+  // the prefix keeps environments and test runs from sharing a queue; a hash tag, for a cluster
   return {
     connection: producerConnection(config),
-    prefix: config.REDIS_KEY_PREFIX,
+    prefix: queuePrefix(config),
     defaultJobOptions: DELIVERY_JOB_OPTIONS,
   };
 }
@@ -20,7 +21,7 @@ export function deliveryQueueOptions(config: AppConfig): QueueOptions {
  * the sweep's re-queues. A job is a copy of a PENDING row, so every add is a best effort.
  */
 @Injectable()
-export class DeliveryQueue {
+export class DeliveryQueue implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueue.name);
 
   constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {
@@ -67,8 +68,14 @@ export class DeliveryQueue {
     });
   }
 
+  /** Closes the queue, then the connection it was given (BullMQ leaves a given client open). */
   async close(): Promise<void> {
     await this.queue.close().catch(() => undefined);
+    await closeConnection(this.queue.opts.connection);
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.close();
   }
 }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { DeliveryProcessor } from './delivery.processor';
+import { closeConnection } from './redis-connections';
 
 /**
  * Runs and stops the BullMQ worker that @nestjs/bullmq built for DeliveryProcessor
@@ -44,7 +45,13 @@ export class DeliveryWorker {
    * are abandoned: their claims expire and the sweep closes them as "worker stopped; outcome unknown".
    */
   async stop(): Promise<void> {
-    if (!this.running) return;
+    const worker = this.processor.worker;
+    if (this.running) await this.drain();
+    // BullMQ leaves the client it was given open; the worker is closed (or was never run)
+    await closeConnection(worker.opts.connection);
+  }
+
+  private async drain(): Promise<void> {
     const worker = this.processor.worker;
     const timeoutMs = this.config.workerShutdownTimeoutMs;
     let timer: NodeJS.Timeout | undefined;

@@ -9,6 +9,7 @@ import { DeliveryQueue } from './delivery-queue.service';
 import { DELIVERY_SENDER } from './cached-live-secrets';
 import { EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
+import { queuePrefix } from '../../../redis/redis-client';
 import { workerConnection } from './redis-connections';
 import { nextRetry } from './retry-policy';
 import { WorkerMetrics } from './worker-metrics';
@@ -127,7 +128,7 @@ export class DeliveryProcessor extends WorkerHost {
 export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
   return {
     connection: workerConnection(config),
-    prefix: config.REDIS_KEY_PREFIX,
+    prefix: queuePrefix(config),
     concurrency: config.WORKER_CONCURRENCY,
     // started by WorkerRuntime, after the application context is up
     autorun: false,

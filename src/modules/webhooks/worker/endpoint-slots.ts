@@ -1,8 +1,8 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import Redis from 'ioredis';
 import { AppConfig } from '../../../config/app-config';
+import { closeRedisClient, createRedisClient, type RedisClient } from '../../../redis/redis-client';
 import type { DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
 
@@ -59,7 +59,7 @@ if ARGV[1] ~= '' then redis.call('ZREM', KEYS[1], ARGV[1]) end
 return redis.call('LPOP', KEYS[2])
 `;
 
-type SlotsRedis = Redis & {
+type SlotsRedis = RedisClient & {
   cpSlotAcquire(leases: string, waiters: string, ...args: (string | number)[]): Promise<[number, number]>;
   cpSlotPark(leases: string, waiters: string, ...args: (string | number)[]): Promise<number>;
   cpSlotRelease(leases: string, waiters: string, leaseId: string): Promise<string | null>;
@@ -91,7 +91,7 @@ export class EndpointSlots implements OnApplicationShutdown {
     this.keyPrefix = `${config.REDIS_KEY_PREFIX}:endpoint-slots`;
     // its own connection: it waits out a Redis restart instead of failing the job; the scripts of
     // every job that starts or ends in one turn of the event loop share one round trip
-    const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null, enableAutoPipelining: true });
+    const redis = createRedisClient(config, 'endpoint-slots');
     redis.defineCommand('cpSlotAcquire', { numberOfKeys: 2, lua: ACQUIRE_LUA });
     redis.defineCommand('cpSlotPark', { numberOfKeys: 2, lua: PARK_LUA });
     redis.defineCommand('cpSlotRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
@@ -167,13 +167,16 @@ export class EndpointSlots implements OnApplicationShutdown {
     );
   }
 
-  /** Both keys of an endpoint share a hash tag, so the scripts also run on a Redis Cluster. */
+  /**
+   * Both keys of an endpoint share a hash tag (the endpoint's id), so each script touches one slot
+   * of a Redis Cluster, and different endpoints spread over the cluster's masters.
+   */
   private keys(endpointId: string): [string, string] {
     const base = `${this.keyPrefix}:{${endpointId}}`;
     return [`${base}:leases`, `${base}:waiters`];
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    await closeRedisClient(this.redis);
   }
 }
