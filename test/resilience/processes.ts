@@ -19,24 +19,41 @@ export interface ChildWorker {
   process: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
+  /** resolves when the process signals it serves (signalReady), rejects if it exits first */
+  ready: Promise<void>;
 }
 
 /** `node <compiled>/worker.js`, as `npm run start:worker` runs it, with the test's environment. */
 export function spawnWorker(env: Record<string, string>): ChildWorker {
+  return spawnCompiled('worker.js', env);
+}
+
+/**
+ * `node <compiled>/<entry>` (worker.js or main.js, the API) with the test's environment, over an IPC
+ * channel so the test learns when it is ready the way `npm start` does (src/config/preflight.ts).
+ */
+export function spawnCompiled(entry: 'worker.js' | 'main.js', env: Record<string, string>): ChildWorker {
   const dist = process.env.WORKER_DIST;
-  if (!dist || !existsSync(join(dist, 'worker.js'))) {
-    throw new Error('WORKER_DIST is not set to a compiled worker: run test/resilience/run.sh');
+  if (!dist || !existsSync(join(dist, entry))) {
+    throw new Error(`WORKER_DIST is not set to a compiled build with ${entry}: run test/resilience/run.sh`);
   }
-  const child = spawn(process.execPath, [join(dist, 'worker.js')], {
+  const child = spawn(process.execPath, [join(dist, entry)], {
     // compiled outside the repository: resolve packages from the repository's node_modules
     env: { ...process.env, NODE_PATH: join(process.cwd(), 'node_modules'), LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { process: child, output: () => output, exited };
+  const ready = new Promise<void>((resolve, reject) => {
+    child.on('message', (message: { type?: string }) => message?.type === 'ready' && resolve());
+    void exited.then((code) =>
+      reject(new Error(`${entry} exited (${code}) before it was ready:\n${output}`)),
+    );
+  });
+  ready.catch(() => undefined); // a caller that never waits for readiness sees the exit instead
+  return { process: child, output: () => output, exited, ready };
 }
 
 export interface RedisServer {
