@@ -10,6 +10,7 @@ import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.pr
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
+import { createEmptyDatabase } from '../utils/isolated-database';
 import { syntheticData } from '../utils/synthetic-event';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
@@ -301,27 +302,18 @@ describe('delivery log totals', () => {
 /** The migration counts the attempts already there when it adds the counters. */
 describe('delivery counters migration', () => {
   const MIGRATION = '20261124160000_delivery_status_counters';
-  const adminUrl = process.env.TEST_DATABASE_ADMIN_URL!;
-  const database = `${process.env.TEST_DATABASE_NAME}_counters_backfill`;
+  let empty: { url: string; drop: () => Promise<void> };
   let db: Client;
 
   beforeAll(async () => {
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE "${database}"`);
-    await admin.end();
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
-    db = new Client({ connectionString: url.toString() });
+    empty = await createEmptyDatabase('counters_backfill');
+    db = new Client({ connectionString: empty.url });
     await db.connect();
   });
 
   afterAll(async () => {
     await db?.end();
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin.end();
+    await empty?.drop();
   });
 
   it('backfills each (endpoint, status) from the existing rows, then the triggers keep it', async () => {

@@ -17,6 +17,18 @@ export interface IsolatedDatabase {
  * events. Costs one `prisma migrate deploy`; use it only where the shared database cannot do.
  */
 export async function createIsolatedDatabase(name: string): Promise<IsolatedDatabase> {
+  const empty = await createEmptyDatabase(name);
+  const root = resolve(__dirname, '..', '..');
+  execFileSync(process.execPath, [resolve(root, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: empty.url },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return { ...empty, redisKeyPrefix: `${process.env.REDIS_KEY_PREFIX}:${name}` };
+}
+
+/** A database of the run's with no schema at all (a test applies the migrations it wants), and its drop. */
+export async function createEmptyDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_ADMIN_URL!;
   const database = `${process.env.TEST_DATABASE_NAME}_${name}`;
   const admin = new Client({ connectionString: adminUrl });
@@ -25,15 +37,8 @@ export async function createIsolatedDatabase(name: string): Promise<IsolatedData
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${database}`;
-  const root = resolve(__dirname, '..', '..');
-  execFileSync(process.execPath, [resolve(root, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url.toString() },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
   return {
     url: url.toString(),
-    redisKeyPrefix: `${process.env.REDIS_KEY_PREFIX}:${name}`,
     drop: async () => {
       const client = new Client({ connectionString: adminUrl });
       await client.connect();
