@@ -4,7 +4,7 @@ import { Client, Pool } from 'pg';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
-import { memberCaller, outboxOf, unique } from '../utils/factories';
+import { Caller, memberCaller, outboxOf, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
 import { ChildWorker, PgBouncer, sparePort, spawnWorker, startPgbouncer } from './processes';
@@ -56,9 +56,20 @@ describe('through PgBouncer in transaction mode', () => {
     return rows.map((r) => r.pid);
   }
 
-  /** The receiver got the community's one tweet.created event, as the outbox holds it. */
-  async function expectDelivered(path: string, communityId: string) {
-    const [event] = await outboxOf(api.app, communityId, 'tweet.created');
+  /**
+   * Posts a tweet as the owner, waits for the worker to deliver its one event, and checks the
+   * receiver got it at `path` as the outbox holds it.
+   */
+  async function tweetDelivered(owner: Caller, endpointId: string, path: string, content: string) {
+    const res = await call(api.app, 'POST', '/api/sdk/tweets', { ...owner.auth, body: { content } });
+    expect(res.status).toBe(201);
+    await waitFor(
+      'the event delivered',
+      async () =>
+        (await api.prisma.webhookDelivery.count({ where: { endpointId, status: 'SUCCESS' } })) === 1,
+      30_000,
+    );
+    const [event] = await outboxOf(api.app, owner.communityId, 'tweet.created');
     expect(receiver.at(path).map((r) => JSON.parse(r.body))).toEqual([event.payload]);
   }
 
@@ -148,20 +159,7 @@ describe('through PgBouncer in transaction mode', () => {
     });
     const worker = spawnWorker({ ...env, OUTBOX_POLL_INTERVAL: '100ms' });
     workers.push(worker);
-    const res = await call(api.app, 'POST', '/api/sdk/tweets', {
-      ...owner.auth,
-      body: { content: 'polled' },
-    });
-    expect(res.status).toBe(201);
-    await waitFor(
-      'the event delivered',
-      async () =>
-        (await api.prisma.webhookDelivery.count({
-          where: { endpointId: endpoint.id, status: 'SUCCESS' },
-        })) === 1,
-      30_000,
-    );
-    await expectDelivered('/polling', owner.communityId);
+    await tweetDelivered(owner, endpoint.id, '/polling', 'polled');
     worker.process.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
   });
@@ -183,20 +181,7 @@ describe('through PgBouncer in transaction mode', () => {
     // it would sit on a server connection other clients share, and no backend would stay on LISTEN)
     const serverPids = (await bouncer.admin('SHOW SERVERS')).map((s) => Number(s.remote_pid));
     expect(serverPids).not.toContain(listener);
-    const res = await call(api.app, 'POST', '/api/sdk/tweets', {
-      ...owner.auth,
-      body: { content: 'notified' },
-    });
-    expect(res.status).toBe(201);
-    await waitFor(
-      'the event delivered',
-      async () =>
-        (await api.prisma.webhookDelivery.count({
-          where: { endpointId: endpoint.id, status: 'SUCCESS' },
-        })) === 1,
-      30_000,
-    );
-    await expectDelivered('/listening', owner.communityId);
+    await tweetDelivered(owner, endpoint.id, '/listening', 'notified');
     worker.process.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
   });
