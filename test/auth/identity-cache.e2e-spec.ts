@@ -1,5 +1,12 @@
 import { TestApp, twoSubscribedApps } from '../utils/app';
-import { createCommunity, createUser, login, memberWithCredentials, unique } from '../utils/factories';
+import {
+  createCommunity,
+  createUser,
+  keyCachedOnBRevokedOnA,
+  login,
+  memberWithCredentials,
+  unique,
+} from '../utils/factories';
 import { call } from '../utils/http';
 import { waitFor } from '../utils/worker';
 
@@ -38,16 +45,7 @@ describe('identity and tenancy caches across API instances', () => {
   }
 
   it('a key revoked through A is refused by B within a second', async () => {
-    const owner = await memberWithCredentials(a.app, { plan: 'PRO', role: 'OWNER' });
-    const tweets = () => call(b.app, 'GET', '/api/sdk/tweets', { apiKey: owner.apiKey });
-    expect((await tweets()).status).toBe(200);
-    expect((await tweets()).status).toBe(200);
-
-    const keys = await call(a.app, 'GET', '/api/admin/sdk/api-keys', { token: owner.token });
-    const key = (keys.body.data as { id: string }[])[0];
-    const revoked = await call(a.app, 'DELETE', `/api/admin/sdk/api-keys/${key.id}`, { token: owner.token });
-    expect(revoked.status).toBe(200);
-
+    const tweets = await keyCachedOnBRevokedOnA(a.app, b.app);
     const { res } = await onB('B to refuse the revoked key', tweets, (s) => s === 401);
     expect(res.body).toMatchObject({ success: false, error: 'Invalid or revoked API key' });
   });

@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { DELIVERY_QUEUE } from '../../src/modules/webhooks/worker/delivery-job';
 import { InvalidationBus } from '../../src/redis/invalidation-bus';
 import { createTestApp, TestApp } from '../utils/app';
-import { memberWithCredentials, memberWithToken } from '../utils/factories';
+import { keyCachedOnBRevokedOnA, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 import { RedisCluster, startRedisCluster } from '../utils/redis-cluster';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
@@ -95,15 +95,7 @@ describe('on a Redis Cluster (REDIS_CLUSTER_NODES)', () => {
 
   /** Revokes the caller's key through A; resolves with how long B took to refuse it. */
   async function revokeOnAThenRefusedByB(): Promise<number> {
-    const owner = await memberWithCredentials(a.app, { plan: 'PRO', role: 'OWNER' });
-    const tweets = () => call(b.app, 'GET', '/api/sdk/tweets', { apiKey: owner.apiKey });
-    // twice: B now answers from its cache, which only the bus can correct within a second
-    expect((await tweets()).status).toBe(200);
-    expect((await tweets()).status).toBe(200);
-    const keys = await call(a.app, 'GET', '/api/admin/sdk/api-keys', { token: owner.token });
-    const key = (keys.body.data as { id: string }[])[0];
-    const revoked = await call(a.app, 'DELETE', `/api/admin/sdk/api-keys/${key.id}`, { token: owner.token });
-    expect(revoked.status).toBe(200);
+    const tweets = await keyCachedOnBRevokedOnA(a.app, b.app);
     const started = Date.now();
     await waitFor(
       'B to refuse the revoked key',

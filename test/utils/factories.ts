@@ -151,3 +151,20 @@ export async function announceCommunityChange(app: NestFastifyApplication, commu
   await tenancy.communityChanged(communityId);
   await tenancy.membershipChanged(communityId);
 }
+
+/**
+ * An OWNER's API key that instance `b` has accepted twice (so it now answers it from its cache,
+ * which only the invalidation bus can correct), then revoked through instance `a`. Returns `b`'s
+ * tweets call with that key, for the test to wait until `b` refuses it.
+ */
+export async function keyCachedOnBRevokedOnA(a: NestFastifyApplication, b: NestFastifyApplication) {
+  const owner = await memberWithCredentials(a, { plan: 'PRO', role: 'OWNER' });
+  const tweetsOnB = () => call(b, 'GET', '/api/sdk/tweets', { apiKey: owner.apiKey });
+  expect((await tweetsOnB()).status).toBe(200);
+  expect((await tweetsOnB()).status).toBe(200);
+  const keys = await call(a, 'GET', '/api/admin/sdk/api-keys', { token: owner.token });
+  const key = (keys.body.data as { id: string }[])[0];
+  const revoked = await call(a, 'DELETE', `/api/admin/sdk/api-keys/${key.id}`, { token: owner.token });
+  expect(revoked.status).toBe(200);
+  return tweetsOnB;
+}
