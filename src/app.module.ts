@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { FeatureGuard } from './common/guards/feature.guard';
+import { KnownFieldsGuard } from './common/guards/known-fields.guard';
 import { PermissionGuard } from './common/guards/permission.guard';
+import { RateLimitGuard } from './common/guards/rate-limit.guard';
+import { RateLimitModule } from './common/guards/rate-limit.module';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
-import { RequestIdInterceptor } from './common/http/request-id';
-import { EnvelopeInterceptor } from './common/interceptors/envelope.interceptor';
-import { KnownFieldsInterceptor } from './common/pipes/known-fields.interceptor';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { LoggerModule } from './logging/logger.module';
@@ -36,6 +36,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     MetricsModule.forProcess('api'),
     PrismaModule,
     RedisModule,
+    RateLimitModule,
     EventsModule,
     TenancyModule,
     AuthModule,
@@ -52,15 +53,19 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
   providers: [
     // The global guards, in the order they run (the one place it is written): the login/refresh
     // per-address limit first, as it counts requests the others would refuse; then who is calling,
-    // in which community, the plan, and the permission.
-    ...[AuthAttemptGuard, AuthGuard, TenantGuard, FeatureGuard, PermissionGuard].map((guard) => ({
-      provide: APP_GUARD,
-      useClass: guard,
-    })),
+    // in which community, the plan, the permission; the route's @RateLimit bucket, so refused
+    // callers spend no tokens; last, unknown fields where the route declares no DTO, as the pipe
+    // would refuse them. No global interceptor: each would cost every request an rxjs chain.
+    ...[
+      AuthAttemptGuard,
+      AuthGuard,
+      TenantGuard,
+      FeatureGuard,
+      PermissionGuard,
+      RateLimitGuard,
+      KnownFieldsGuard,
+    ].map((guard) => ({ provide: APP_GUARD, useClass: guard })),
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
-    { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: RequestIdInterceptor },
-    { provide: APP_INTERCEPTOR, useClass: KnownFieldsInterceptor },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],
 })

@@ -7,6 +7,8 @@ import { Logger } from 'nestjs-pino';
 import { Errors } from '../common/errors/app-error';
 import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
+import { runWithRequestId } from '../common/http/request-id';
+import { successEnvelope } from '../common/http/success-envelope';
 import { validationError } from '../common/pipes/validation.pipe';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
@@ -47,6 +49,20 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 class ContractFastifyAdapter extends FastifyAdapter {
   override setErrorHandler(): ReturnType<FastifyAdapter['setErrorHandler']> {
     return this.getInstance();
+  }
+
+  /**
+   * Every value a route handler returns leaves as {success: true, data} (contract §1). Nest sends
+   * each handler's result through this one method (errors go through the exception filter, and a
+   * route with @Res() sends its own reply), so the envelope costs nothing per request; as a global
+   * interceptor it cost each request two AsyncResource binds and an rxjs chain (bench/README.md).
+   */
+  override reply(
+    response: Parameters<FastifyAdapter['reply']>[0],
+    body: unknown,
+    statusCode?: number,
+  ): ReturnType<FastifyAdapter['reply']> {
+    return super.reply(response, successEnvelope(body), statusCode);
   }
 }
 
@@ -161,7 +177,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     fastify.addHook('onResponse', (request, reply, done) => (httpMetrics.observe(request, reply), done()));
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    done();
+    runWithRequestId(request.id, done);
   });
   // The API speaks JSON only: a text/plain body is refused with 415 instead of reaching a DTO as a string.
   fastify.removeContentTypeParser('text/plain');

@@ -104,6 +104,26 @@ describe('webhook rate limits', () => {
     expect((await call(a.app, 'POST', base(community.id), { token, body: BODY })).status).toBe(201);
   });
 
+  it('a route without @RateLimit has no bucket: 30 reads at once all answer 200', async () => {
+    // the throttler module's placeholder (1 request per millisecond) would refuse most of them
+    const { community, token } = await memberWithToken(a.app, { plan: 'PRO' });
+    const reads = await Promise.all(
+      Array.from({ length: 30 }, () => call(a.app, 'GET', base(community.id), { token })),
+    );
+    expect(reads.map((r) => r.status)).toEqual(Array(30).fill(200));
+  });
+
+  it('the bucket is taken before unknown fields are refused, as before the pipe: 10 × 400 spend it', async () => {
+    const { community, token } = await memberWithToken(a.app, { plan: 'PRO' });
+    for (let i = 0; i < 10; i++) {
+      const res = await call(a.app, 'POST', `${base(community.id)}?bogus=1`, { token, body: BODY });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    }
+    expectLimited(await call(a.app, 'POST', base(community.id), { token, body: BODY }), 10);
+    expect(await a.prisma.webhookEndpoint.count({ where: { communityId: community.id } })).toBe(0);
+  });
+
   it.each([
     ['rotate-secret', 20],
     ['test', 20],

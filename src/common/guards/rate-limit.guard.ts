@@ -12,6 +12,11 @@ import { RATE_LIMIT, RateLimitName } from './rate-limit.policies';
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  /** A global guard: a route without @RateLimit has no bucket (the module's throttler is a placeholder). */
+  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return Promise.resolve(!this.reflector.get<RateLimitName>(RATE_LIMIT, context.getHandler()));
+  }
+
   protected override getTracker(request: AppRequest): Promise<string> {
     const caller = request.actor?.userId ?? request.ip;
     const community = request.tenant?.communityId ?? '-';

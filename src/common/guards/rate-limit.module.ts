@@ -5,8 +5,8 @@ import { REDIS } from '../../redis/redis.tokens';
 import { RedisTokenBucketStorage } from './redis-token-bucket.storage';
 
 /**
- * @nestjs/throttler over the project's Redis. Import it in a module whose routes use @RateLimit.
- * Only routes with @RateLimit are guarded; each sets its own limit and ttl, so the one throttler
+ * @nestjs/throttler over the project's Redis, for the global RateLimitGuard (imported once, by
+ * AppModule). Only routes with @RateLimit are guarded; each sets its own limit and ttl, so the one throttler
  * here carries placeholders that no route reads. Headers are left to the exception filter
  * (Retry-After on a refusal, as before), so a response carries no X-RateLimit-* headers.
  */

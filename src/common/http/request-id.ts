@@ -1,7 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { Observable } from 'rxjs';
 
 /**
  * The id of the HTTP request being served (the caller's X-Request-Id or a generated uuid, the
@@ -16,24 +13,12 @@ export function currentRequestId(): string | undefined {
   return requestIdStorage.getStore();
 }
 
-/** Runs `fn` as if serving the request `id` (tests, and anything that replays a request's work). */
+/**
+ * Runs `fn` as if serving the request `id`. The API's first onRequest hook runs the rest of each
+ * request inside it (configureHttpApp): every hook, guard and handler after it, and every await
+ * below them, keeps the id; Fastify's body parsing keeps it too (it runs the parser in an
+ * AsyncResource made inside the scope). Tests and replays of a request's work call it directly.
+ */
 export function runWithRequestId<T>(id: string, fn: () => T): T {
   return requestIdStorage.run(id, fn);
-}
-
-/**
- * Runs each route handler inside its request's id scope. An interceptor rather than a Fastify hook:
- * the handler is subscribed to inside `run`, so every await below it keeps the id, whereas a hook's
- * scope can be lost across body parsing.
- */
-@Injectable()
-export class RequestIdInterceptor implements NestInterceptor {
-  intercept(ctx: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const id = ctx.switchToHttp().getRequest<FastifyRequest | undefined>()?.id;
-    if (typeof id !== 'string') return next.handle();
-    return new Observable((subscriber) => {
-      const subscription = requestIdStorage.run(id, () => next.handle().subscribe(subscriber));
-      return () => subscription.unsubscribe();
-    });
-  }
 }

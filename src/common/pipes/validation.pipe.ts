@@ -9,7 +9,7 @@ function flatten(errors: ValidationError[], parent = ''): ValidationDetail[] {
   });
 }
 
-/** A field the route does not declare (refused by the pipe and by KnownFieldsInterceptor alike). */
+/** A field the route does not declare (refused by the pipe and by KnownFieldsGuard alike). */
 export const unknownField = (field: string): ValidationDetail => ({
   field,
   message: `${field} is not a known field`,

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
+import { successEnvelope } from '../../common/http/success-envelope';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import { TenantBodyDto } from '../../common/http/tenant-body.dto';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
@@ -86,8 +87,8 @@ export class CommentsLikesController {
   ): Promise<void> {
     const { created, like } = await this.likes.like(parentRef(tenant, params), actor);
     // The status depends on the outcome, which a route's fixed HttpCode cannot express: this route
-    // sends its own reply, in the same envelope EnvelopeInterceptor gives every other route.
-    await reply.status(created ? HttpStatus.CREATED : HttpStatus.OK).send({ success: true, data: like });
+    // sends its own reply, in the envelope every other route's result gets (createFastifyAdapter).
+    await reply.status(created ? HttpStatus.CREATED : HttpStatus.OK).send(successEnvelope(like));
   }
 
   @Delete('like')

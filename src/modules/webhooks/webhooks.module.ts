@@ -1,7 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
-import { RateLimitModule } from '../../common/guards/rate-limit.module';
 import { AuthModule } from '../auth/auth.module';
 import { EventTypesController } from './event-types.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
@@ -19,7 +18,6 @@ import { WebhooksCoreModule } from './webhooks-core.module';
 @Module({
   imports: [
     WebhooksCoreModule,
-    RateLimitModule,
     // the portal's sessions are tokens of the auth module
     AuthModule,
     // the producer side only (resend and recover enqueue); the API registers no processor

@@ -1,12 +1,11 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, ValidationPipe } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable, ValidationPipe } from '@nestjs/common';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { Reflector } from '@nestjs/core';
-import type { Observable } from 'rxjs';
 import { isTenantScoped } from '../decorators/auth.decorators';
 import type { AppRequest } from '../http/request-context';
 import { TenantBodyDto } from '../http/tenant-body.dto';
-import { createValidationPipe, unknownField, validationError } from './validation.pipe';
+import { createValidationPipe, unknownField, validationError } from '../pipes/validation.pipe';
 
 /** Whether a route declares a query DTO and a body DTO, and whether it is tenant-scoped. */
 interface RouteShape {
@@ -18,23 +17,24 @@ interface RouteShape {
 /**
  * The query string and body of a route that declares no DTO for them are held to the same rule as
  * the others: a tenant-scoped route knows `communityId` (contract §1, validated as TenantBodyDto),
- * any other field is a 400 VALIDATION_ERROR naming it. Runs after the guards, like the pipe, so a
- * caller without credentials still gets 401 first.
+ * any other field is a 400 VALIDATION_ERROR naming it. The last global guard (app.module.ts), so it
+ * answers where the pipe would: after credentials (401), tenant, plan, permission and rate limit.
+ * A guard rather than an interceptor: Nest runs no rxjs chain for a route without interceptors.
  */
 @Injectable()
-export class KnownFieldsInterceptor implements NestInterceptor {
+export class KnownFieldsGuard implements CanActivate {
   private readonly pipe: ValidationPipe = createValidationPipe();
   /** What each handler declares, read from its metadata once instead of on every request. */
   private readonly routes = new WeakMap<object, RouteShape>();
 
   constructor(private readonly reflector: Reflector) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const route = this.shapeOf(context);
     const request = context.switchToHttp().getRequest<AppRequest>();
     if (!route.query) await this.check(request.query, 'query', route.tenantScoped);
     if (!route.body && request.body != null) await this.check(request.body, 'body', route.tenantScoped);
-    return next.handle();
+    return true;
   }
 
   private shapeOf(context: ExecutionContext): RouteShape {

@@ -1,0 +1,4 @@
+/** The contract's success body (§1) around a handler's result; a handler that returns nothing sends data: null. */
+export function successEnvelope<T>(data: T): { success: true; data: T | null } {
+  return { success: true, data: data ?? null };
+}
