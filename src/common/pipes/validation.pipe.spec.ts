@@ -11,7 +11,7 @@ function dtoClass() {
   return PageQuery;
 }
 
-describe('validation pipe on repeated query strings', () => {
+describe.each(['query', 'param'] as const)('validation pipe on repeated %s objects', (type) => {
   const First = dtoClass();
   const Second = dtoClass();
   class Strict {
@@ -21,7 +21,7 @@ describe('validation pipe on repeated query strings', () => {
 
   it('answers a repeated accepted query with its own copy of the validated DTO', async () => {
     const pipe = createValidationPipe();
-    const meta = { type: 'query' as const, metatype: First };
+    const meta = { type, metatype: First };
     const a = (await pipe.transform({ page: '2' }, meta)) as InstanceType<typeof First>;
     const b = (await pipe.transform({ page: '2' }, meta)) as InstanceType<typeof First>;
     expect(a).toBeInstanceOf(First);
@@ -35,14 +35,10 @@ describe('validation pipe on repeated query strings', () => {
   it('keeps refusing an unknown field and a bad value every time, naming the field', async () => {
     const pipe = createValidationPipe();
     for (let i = 0; i < 2; i++) {
-      await expect(
-        pipe.transform({ page: '1', x: '1' }, { type: 'query', metatype: First }),
-      ).rejects.toMatchObject({
+      await expect(pipe.transform({ page: '1', x: '1' }, { type, metatype: First })).rejects.toMatchObject({
         extra: { details: [{ field: 'x', message: 'x is not a known field' }] },
       });
-      await expect(
-        pipe.transform({ page: 'one' }, { type: 'query', metatype: Strict }),
-      ).rejects.toMatchObject({
+      await expect(pipe.transform({ page: 'one' }, { type, metatype: Strict })).rejects.toMatchObject({
         extra: { details: [expect.objectContaining({ field: 'page' })] },
       });
     }
@@ -50,9 +46,7 @@ describe('validation pipe on repeated query strings', () => {
 
   it('keeps what it remembers per DTO class, not per class name', async () => {
     const pipe = createValidationPipe();
-    await pipe.transform({ page: '1' }, { type: 'query', metatype: First });
-    await expect(pipe.transform({ page: '1' }, { type: 'query', metatype: Second })).resolves.toBeInstanceOf(
-      Second,
-    );
+    await pipe.transform({ page: '1' }, { type, metatype: First });
+    await expect(pipe.transform({ page: '1' }, { type, metatype: Second })).resolves.toBeInstanceOf(Second);
   });
 });

@@ -25,8 +25,6 @@ import type { EndpointState } from './webhook-endpoints.store';
 type DeliveryPageRow = { [K in keyof DeliveryView]: DeliveryView[K] | null } & {
   total: string;
   endpoint_found: boolean;
-  sort_at: Date | null;
-  sort_id: string | null;
 };
 
 /** A delivery attempt as the API shows it (contract §7), with the event body that was sent. */
@@ -48,6 +46,27 @@ export interface DeliveryView {
   requestId: string | null;
   /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) */
   payload: EventBody | null;
+}
+
+/** One attempt of the delivery log's page row, field by field (a rest spread was 2.5% of the route's CPU). */
+function deliveryView(row: DeliveryPageRow): DeliveryView {
+  return {
+    id: row.id!,
+    endpointId: row.endpointId!,
+    messageId: row.messageId!,
+    eventType: row.eventType!,
+    attempt: row.attempt!,
+    status: row.status!,
+    responseStatus: row.responseStatus,
+    responseBody: row.responseBody,
+    durationMs: row.durationMs,
+    error: row.error,
+    createdAt: row.createdAt!,
+    updatedAt: row.updatedAt!,
+    nextAttemptAt: row.nextAttemptAt,
+    requestId: row.requestId,
+    payload: row.payload,
+  };
 }
 
 const DELIVERY_SELECT = {
@@ -593,8 +612,9 @@ export class DeliveriesStore {
    * (community_id, endpoint_id[, status], created_at, id) indexes. `total` is never counted (297 ms
    * at p99 for an endpoint of 1,000,000 attempts): it is the sum of the counter rows that the table's
    * triggers keep exact in the same transaction as every insert, status change and delete (see the
-   * migration delivery_status_counters). Timestamps are read as ISO text. Null: the community has no
-   * such endpoint (checked in the same statement).
+   * migration delivery_status_counters). Timestamps are read as ISO text, and the sort key stays in
+   * PostgreSQL (parsing it into a Date per row was 4% of the route's CPU). Null: the community has
+   * no such endpoint (checked in the same statement).
    */
   async list(
     communityId: string,
@@ -605,7 +625,10 @@ export class DeliveriesStore {
     const { rows } = await this.prisma.pool.query<DeliveryPageRow>({
       name: this.prisma.statementName(query.status ? 'delivery-page-by-status' : 'delivery-page'),
       text: `
-        SELECT counter.total, counter.endpoint_found, item.*
+        SELECT counter.total, counter.endpoint_found, item.id, item."endpointId", item."messageId",
+               item."eventType", item.attempt, item.status, item."responseStatus", item."responseBody",
+               item."durationMs", item.error, item."createdAt", item."updatedAt", item."nextAttemptAt",
+               item."requestId", item.payload
           FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
                          WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}) AS total,
                        EXISTS (SELECT 1 FROM webhook_endpoints
@@ -628,12 +651,8 @@ export class DeliveriesStore {
     });
     if (!rows[0]?.endpoint_found) return null;
     const total = Number(rows[0].total);
-    const items = rows
-      .filter((row) => row.id !== null)
-      .map(
-        ({ total: _total, endpoint_found: _found, sort_at: _at, sort_id: _id, ...item }) =>
-          item as DeliveryView,
-      );
+    // past the end, the one row holds only total and endpoint_found
+    const items: DeliveryView[] = rows[0].id === null ? [] : rows.map(deliveryView);
     return {
       items,
       limit: query.limit,
