@@ -24,6 +24,8 @@ RUN npm run build
 
 FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production
+# glibc malloc: a fixed 1 MiB mmap threshold returns each login's 19 MiB argon2 block (src/bootstrap/memory-flags.ts)
+ENV MALLOC_MMAP_THRESHOLD_=1048576
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the generated client is already compiled into dist/, and argon2 ships prebuilt binaries

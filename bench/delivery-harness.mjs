@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { mallocEnvironment } from './lib/malloc-env.mjs';
 
 const require = createRequire(import.meta.url);
 const { monotonicFactory } = require('ulid');
@@ -181,6 +182,7 @@ export async function startWorker(env) {
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
   const child = spawn(process.execPath, [...nodeArgs, join(WORKER_DIST, 'worker.js')], {
     env: {
+      ...mallocEnvironment(WORKER_DIST),
       ...process.env,
       NODE_PATH: join(ROOT, 'node_modules'),
       NODE_ENV: 'development',

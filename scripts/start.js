@@ -120,11 +120,13 @@ async function prepareDemo(dist) {
 
 /** Starts the API and the worker; `onReady` runs once both sent their ready message over IPC. */
 function startChildren(dist, onReady) {
+  // glibc's malloc settings of both processes (src/bootstrap/memory-flags.ts); the caller's own win
+  const { MALLOC_ENVIRONMENT } = require(path.join(dist, 'bootstrap', 'memory-flags.js'));
   const spawnChild = (file) =>
     spawn(process.execPath, [path.join(dist, file)], {
       cwd: root,
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-      env: process.env,
+      env: { ...MALLOC_ENVIRONMENT, ...process.env },
     });
   const children = { api: spawnChild('main.js'), worker: spawnChild('worker.js') };
   const ready = new Set();

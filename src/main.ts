@@ -1,5 +1,5 @@
 // The V8 memory settings of this process, applied once the modules are loaded, before any query or load.
-import { applyV8MemoryFlags } from './bootstrap/memory-flags';
+import { applyV8MemoryFlags, warnMissingMallocEnvironment } from './bootstrap/memory-flags';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
@@ -8,6 +8,7 @@ import { AppConfig, loadConfig } from './config/app-config';
 import { preflight, signalReady } from './config/preflight';
 
 applyV8MemoryFlags('api');
+warnMissingMallocEnvironment('api');
 
 async function bootstrap(): Promise<void> {
   await preflight('api');

@@ -1,5 +1,5 @@
 // The V8 memory settings of this process, applied once the modules are loaded, before any query or load.
-import { applyV8MemoryFlags } from './bootstrap/memory-flags';
+import { applyV8MemoryFlags, warnMissingMallocEnvironment } from './bootstrap/memory-flags';
 import { NestFactory } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
@@ -8,6 +8,7 @@ import { WorkerRuntime } from './modules/webhooks/worker/worker-runtime.service'
 import { WorkerModule } from './worker.module';
 
 applyV8MemoryFlags('worker');
+warnMissingMallocEnvironment('worker');
 
 /** Past the drain window, closing connections gets this long before the process is ended anyway. */
 const CLOSE_GRACE_MS = 10_000;

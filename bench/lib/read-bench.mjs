@@ -7,6 +7,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fetch } from 'undici';
+import { mallocEnvironment } from './malloc-env.mjs';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cp_bench';
 export const PORT = Number(process.env.BENCH_PORT ?? 3500);
@@ -81,24 +82,22 @@ export async function seed(db) {
 
 /** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
 export async function startApi() {
-  const child = spawn(
-    process.execPath,
-    [resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'), 'main.js')],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        DATABASE_URL,
-        PORT: String(PORT),
-        HOST: '127.0.0.1',
-        METRICS_PORT: '0',
-        LOG_LEVEL: 'warn',
-        JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-        WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
+  const child = spawn(process.execPath, [resolve(dist, 'main.js')], {
+    env: {
+      ...mallocEnvironment(dist),
+      ...process.env,
+      NODE_ENV: 'production',
+      DATABASE_URL,
+      PORT: String(PORT),
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     },
-  );
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { v8MemoryFlags } from './memory-flags';
+import { MALLOC_ENVIRONMENT, missingMallocEnvironment, v8MemoryFlags } from './memory-flags';
 
 const source = (entry: string) => readFileSync(join(__dirname, '..', entry), 'utf8');
 
@@ -28,5 +28,31 @@ describe('V8 memory settings (bench/README.md, "Memory")', () => {
     expect(v8MemoryFlags('api')).toContain('--liftoff-only');
     expect(v8MemoryFlags('worker')).toContain('--liftoff-only');
     expect(growth('api')).toBeLessThan(growth('worker'));
+  });
+
+  describe('glibc malloc settings, which only a launcher can give', () => {
+    const root = join(__dirname, '..', '..');
+    const repoFile = (file: string) => readFileSync(join(root, file), 'utf8');
+    const pairs = Object.entries(MALLOC_ENVIRONMENT).map(([name, value]) => `${name}=${value}`);
+
+    it.each(['start:api', 'start:worker'])('npm run %s sets them', (script) => {
+      const scripts = (JSON.parse(repoFile('package.json')) as { scripts: Record<string, string> }).scripts;
+      for (const pair of pairs) expect(scripts[script]).toContain(`${pair} node `);
+    });
+
+    it('the Docker image sets them', () => {
+      for (const pair of pairs) expect(repoFile('Dockerfile')).toContain(`ENV ${pair}\n`);
+    });
+
+    it('npm start gives them to both children, under what the caller set', () => {
+      expect(repoFile('scripts/start.js')).toContain('env: { ...MALLOC_ENVIRONMENT, ...process.env }');
+    });
+
+    it('names what a process was started without', () => {
+      expect(missingMallocEnvironment({})).toEqual(pairs);
+      expect(missingMallocEnvironment(Object.fromEntries(Object.entries(MALLOC_ENVIRONMENT)))).toEqual([]);
+      // an operator's own value is theirs
+      expect(missingMallocEnvironment({ MALLOC_MMAP_THRESHOLD_: '4194304' })).toEqual([]);
+    });
   });
 });

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
+import { MALLOC_ENVIRONMENT } from '../../src/bootstrap/memory-flags';
 import { waitFor } from '../utils/worker';
 
 /** A port nobody listens on right now. */
@@ -24,22 +25,32 @@ export interface ChildWorker {
 }
 
 /** `node <compiled>/worker.js`, as `npm run start:worker` runs it, with the test's environment. */
-export function spawnWorker(env: Record<string, string>): ChildWorker {
+export function spawnWorker(env: Record<string, string | undefined>): ChildWorker {
   return spawnCompiled('worker.js', env);
 }
 
 /**
- * `node <compiled>/<entry>` (worker.js or main.js, the API) with the test's environment, over an IPC
+ * `node <compiled>/<entry>` (worker.js or main.js, the API) with the test's environment and glibc's
+ * malloc settings, as the launchers start it (a variable set to undefined in `env` is left out), over an IPC
  * channel so the test learns when it is ready the way `npm start` does (src/config/preflight.ts).
  */
-export function spawnCompiled(entry: 'worker.js' | 'main.js', env: Record<string, string>): ChildWorker {
+export function spawnCompiled(
+  entry: 'worker.js' | 'main.js',
+  env: Record<string, string | undefined>,
+): ChildWorker {
   const dist = process.env.WORKER_DIST;
   if (!dist || !existsSync(join(dist, entry))) {
     throw new Error(`WORKER_DIST is not set to a compiled build with ${entry}: run test/resilience/run.sh`);
   }
   const child = spawn(process.execPath, [join(dist, entry)], {
     // compiled outside the repository: resolve packages from the repository's node_modules
-    env: { ...process.env, NODE_PATH: join(process.cwd(), 'node_modules'), LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...MALLOC_ENVIRONMENT,
+      ...process.env,
+      NODE_PATH: join(process.cwd(), 'node_modules'),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';
