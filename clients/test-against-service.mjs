@@ -119,6 +119,8 @@ async function main() {
   databaseUrl.pathname = `/${database}`;
   const port = await sparePort();
   const env = {
+    // glibc's malloc settings, as npm run start:api / start:worker give them (src/bootstrap/memory-flags.ts)
+    ...require(join(root, 'dist/bootstrap/memory-flags.js')).MALLOC_ENVIRONMENT,
     ...process.env,
     NODE_ENV: 'test',
     LOG_LEVEL: process.env.CLIENTS_LOG_LEVEL ?? 'warn',

@@ -3,22 +3,24 @@ import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { MALLOC_ENVIRONMENT } from '../../src/bootstrap/memory-flags';
 import { unique } from '../utils/factories';
 import { waitFor } from '../utils/worker';
 
 /**
  * The processes as a person starts them (`npm start`, `npm run start:api`, `npm run start:worker`),
- * from the build that `npm test` makes first: configuration errors come first, and an unreachable
- * database or Redis is one clear line and a non-zero exit.
+ * from the build that `npm test` makes first, with the environment those launchers give them
+ * (glibc's malloc settings): configuration errors come first, and an unreachable database or Redis
+ * is one clear line and a non-zero exit. A variable set to undefined in `env` is left out.
  */
 const root = resolve(__dirname, '..', '..');
 const dist = join(root, 'dist');
 
-function run(args: string[], env: Record<string, string>) {
+function run(args: string[], env: Record<string, string | undefined>) {
   if (!existsSync(join(dist, 'main.js'))) throw new Error('dist/ is missing: npm test builds it first');
   const result = spawnSync(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...MALLOC_ENVIRONMENT, ...process.env, LOG_LEVEL: 'info', ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -62,6 +64,18 @@ describe('start-up order and failures', () => {
     ]);
   });
 
+  it('a process started without glibc’s malloc settings says so in one line before anything else', () => {
+    const unset = Object.fromEntries(Object.keys(MALLOC_ENVIRONMENT).map((name) => [name, undefined]));
+    const res = run([join(dist, 'worker.js')], {
+      ...unset,
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere',
+    });
+    expect(lines(res.stderr)).toEqual([
+      `[worker] started without MALLOC_MMAP_THRESHOLD_=${MALLOC_ENVIRONMENT.MALLOC_MMAP_THRESHOLD_}: logins may keep up to 19 MiB per libuv thread (see the README, "Memory"); npm start, npm run start:worker and the Docker image set it`,
+      expect.stringMatching(/^\[worker\] Cannot reach PostgreSQL at 127\.0\.0\.1:1 /),
+    ]);
+  });
+
   it('the API with an unreachable Redis: one line, exit 1, never "successfully started"', () => {
     const res = run([join(dist, 'main.js')], { REDIS_URL: 'redis://127.0.0.1:1', PORT: '0' });
     expect(res.code).toBe(1);
@@ -90,7 +104,13 @@ describe('a clean start', () => {
     });
     const api = spawn(process.execPath, [join(dist, 'main.js')], {
       cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1' },
+      env: {
+        ...MALLOC_ENVIRONMENT,
+        ...process.env,
+        LOG_LEVEL: 'warn',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      },
     });
     let stderr = '';
     api.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
