@@ -61,6 +61,6 @@ export function warnMissingMallocEnvironment(role: ProcessRole): void {
   if (missing.length === 0 || process.platform !== 'linux') return;
   process.stderr.write(
     `[${role}] started without ${missing.join(' ')}: logins may keep up to 19 MiB per libuv thread ` +
-      `(see the README, "Memory"); npm start, npm run start:${role === 'api' ? 'api' : 'worker'} and the Docker image set it\n`,
+      `(see the README, "Memory"); npm start, npm run start:${role} and the Docker image set it\n`,
   );
 }

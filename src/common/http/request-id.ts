@@ -14,7 +14,7 @@ export function currentRequestId(): string | undefined {
 }
 
 /**
- * Runs `fn` as if serving the request `id`. The API's first onRequest hook runs the rest of each
+ * Runs `fn` as if serving the request `id`. The API's onRequest hook runs the rest of each
  * request inside it (configureHttpApp): every hook, guard and handler after it, and every await
  * below them, keeps the id; Fastify's body parsing keeps it too (it runs the parser in an
  * AsyncResource made inside the scope). Tests and replays of a request's work call it directly.

@@ -43,7 +43,7 @@ export function createValidationPipe(): ValidationPipe {
 }
 
 /** Distinct query strings and path parameters remembered per DTO class (the oldest is forgotten first). */
-const QUERY_MEMORY = 1_000;
+const INPUT_MEMORY = 1_000;
 
 /**
  * The validation pipe, remembering the outcome for query strings and path parameters it has already
@@ -71,7 +71,7 @@ class RepeatedInputPipe extends ValidationPipe {
     if (known) return copy(known);
     const result = (await super.transform(value, metadata)) as unknown;
     if (result && typeof result === 'object') {
-      if (accepted.size >= QUERY_MEMORY) accepted.delete(accepted.keys().next().value as string);
+      if (accepted.size >= INPUT_MEMORY) accepted.delete(accepted.keys().next().value as string);
       accepted.set(key, Object.freeze(copy(result)));
     }
     return result;
