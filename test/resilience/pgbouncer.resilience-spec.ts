@@ -7,7 +7,14 @@ import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-data
 import { Caller, memberCaller, outboxOf, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
-import { ChildWorker, PgBouncer, sparePort, spawnWorker, startPgbouncer } from './processes';
+import {
+  ChildWorker,
+  killStillRunning,
+  PgBouncer,
+  sparePort,
+  spawnWorker,
+  startPgbouncer,
+} from './processes';
 
 jest.setTimeout(120_000);
 
@@ -42,7 +49,7 @@ describe('through PgBouncer in transaction mode', () => {
   });
 
   afterAll(async () => {
-    for (const worker of workers) if (worker.process.exitCode === null) worker.process.kill('SIGKILL');
+    killStillRunning(workers);
     await api?.close();
     await receiver?.close();
     await bouncer?.stop();

@@ -67,6 +67,11 @@ export function spawnCompiled(
   return { process: child, output: () => output, exited, ready };
 }
 
+/** Ends, with SIGKILL, each of a test's child processes that is still running (an afterAll's cleanup). */
+export function killStillRunning(children: ChildWorker[]): void {
+  for (const child of children) if (child.process.exitCode === null) child.process.kill('SIGKILL');
+}
+
 export interface RedisServer {
   url: string;
   port: number;

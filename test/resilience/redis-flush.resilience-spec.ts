@@ -4,7 +4,7 @@ import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
 import { raiseBurst, requestsPerMessage } from './delivery-helpers';
-import { ChildWorker, RedisServer, sparePort, spawnWorker, startRedis } from './processes';
+import { ChildWorker, killStillRunning, RedisServer, sparePort, spawnWorker, startRedis } from './processes';
 
 jest.setTimeout(120_000);
 
@@ -36,7 +36,7 @@ describe('Redis emptied (FLUSHALL)', () => {
   });
 
   afterAll(async () => {
-    for (const worker of workers) if (worker.process.exitCode === null) worker.process.kill('SIGKILL');
+    killStillRunning(workers);
     await api?.close();
     await receiver?.close();
     await redis?.stop();

@@ -3,7 +3,7 @@ import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
 import { raiseBurst, requestsPerMessage } from './delivery-helpers';
-import { ChildWorker, spawnWorker } from './processes';
+import { ChildWorker, killStillRunning, spawnWorker } from './processes';
 
 jest.setTimeout(120_000);
 
@@ -27,7 +27,7 @@ describe('two worker processes and the sweep', () => {
   });
 
   afterAll(async () => {
-    for (const worker of workers) if (worker.process.exitCode === null) worker.process.kill('SIGKILL');
+    killStillRunning(workers);
     await api?.close();
     await receiver?.close();
   });

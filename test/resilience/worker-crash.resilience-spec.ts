@@ -6,7 +6,7 @@ import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
 import { requestsPerMessage } from './delivery-helpers';
-import { ChildWorker, spawnWorker } from './processes';
+import { ChildWorker, killStillRunning, spawnWorker } from './processes';
 
 jest.setTimeout(120_000);
 
@@ -32,7 +32,7 @@ describe('a worker process that dies', () => {
   });
 
   afterAll(async () => {
-    for (const child of children) if (child.process.exitCode === null) child.process.kill('SIGKILL');
+    killStillRunning(children);
     await api?.close();
     await receiver?.close();
   });
