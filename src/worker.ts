@@ -1,8 +1,8 @@
 // The V8 memory settings of this process, applied once the modules are loaded, before any query or load.
 import { applyV8MemoryFlags, warnMissingMallocEnvironment } from './bootstrap/memory-flags';
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
+import { AppLogger } from './logging/app-logger';
 import { preflight, signalReady } from './config/preflight';
 import { WorkerRuntime } from './modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from './worker.module';
@@ -16,7 +16,7 @@ const CLOSE_GRACE_MS = 10_000;
 async function bootstrap(): Promise<void> {
   await preflight('worker');
   const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true });
-  const logger = app.get(Logger);
+  const logger = app.get(AppLogger);
   app.useLogger(logger);
   await app.init();
 

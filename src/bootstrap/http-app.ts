@@ -3,7 +3,6 @@ import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { Logger } from 'nestjs-pino';
 import { Errors } from '../common/errors/app-error';
 import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
@@ -12,7 +11,9 @@ import { successEnvelope } from '../common/http/success-envelope';
 import { validationError } from '../common/pipes/validation.pipe';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
+import { AppLogger } from '../logging/app-logger';
 import { setResponseErrorCode } from '../logging/error-code';
+import { logRequests } from '../logging/request-log';
 import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
@@ -163,7 +164,8 @@ function resolveOptional<T>(app: NestFastifyApplication, type: new (...args: nev
 /** Everything the API needs beyond its modules; main.ts and the e2e tests both call it. */
 export async function configureHttpApp(app: NestFastifyApplication): Promise<void> {
   // Route mapping and module loading at debug level: at info, ~100 lines buried the start-up banner.
-  app.useLogger(new StartupDetailAtDebug(app.get(Logger)));
+  const logger = app.get(AppLogger);
+  app.useLogger(new StartupDetailAtDebug(logger));
   app.setGlobalPrefix('api');
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('preValidation', refuseKeyInQuery);
@@ -179,6 +181,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     void reply.header('x-request-id', request.id);
     runWithRequestId(request.id, done);
   });
+  logRequests(fastify, logger.pino);
   // The API speaks JSON only: a text/plain body is refused with 415 instead of reaching a DTO as a string.
   fastify.removeContentTypeParser('text/plain');
   SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
@@ -195,7 +198,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
         ? Errors.payloadTooLarge(request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES)
         : error,
     );
-    if (status >= 500) request.log.error({ err: error }, 'Unhandled error');
+    if (status >= 500) logger.error({ err: error }, 'Unhandled error', 'HTTP');
     setResponseErrorCode(reply.raw, body.code);
     void reply.status(status).headers(headers).send(body);
   });

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * The contract's error code of a response, kept on the raw response so that pino-http's
- * "request completed" line (written when the response finishes) can carry it. The exception filter
+ * The contract's error code of a response, kept on the raw response so that its request line
+ * (src/logging/request-log.ts, written when the response has gone) can carry it. The exception filter
  * and Fastify's error handler, the two places that know the code, set it.
  */
 const ERROR_CODE = Symbol('cp.errorCode');

@@ -1,4 +1,5 @@
-import { REDACTED_PATHS, redactUrl } from './logger.module';
+import { REDACTED_PATHS } from './app-logger';
+import { redactUrl } from './request-log';
 
 describe('redactUrl (no credential reaches a log line through the URL)', () => {
   it('leaves URLs without a query string alone', () => {

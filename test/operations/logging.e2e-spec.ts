@@ -1,4 +1,3 @@
-import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 
@@ -11,8 +10,6 @@ describe('logs for people in development', () => {
   let spy: jest.SpyInstance;
 
   beforeEach(() => {
-    // nestjs-pino keeps the first app's logger for lines outside a request: each test sets its own level
-    __resetOutOfContextForTests();
     written = [];
     spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       written.push(String(chunk));

@@ -1,4 +1,3 @@
-import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import { createTestApp, TestApp } from '../utils/app';
 import { createApiKey, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
@@ -13,7 +12,6 @@ describe('webhook portal links', () => {
   let spy: jest.SpyInstance;
 
   beforeAll(async () => {
-    __resetOutOfContextForTests();
     written = [];
     spy = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       written.push(String(chunk));
