@@ -198,6 +198,16 @@ export class AppConfig {
   DATABASE_POOL_SIZE = 10;
 
   /**
+   * The API's second pool, for its hot reads as named prepared statements (PrismaService.preparedQuery),
+   * opened lazily (the worker and the CLI never open it). Not used through PgBouncer.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_PREPARED_POOL_SIZE = 4;
+
+  /**
    * DATABASE_URL goes through PgBouncer in transaction pooling mode (also turned on by `pgbouncer=true`
    * in DATABASE_URL's query): no named prepared statements (a pgbouncer before 1.21 cannot follow them
    * from one server connection to the next), and no LISTEN on DATABASE_URL (see DATABASE_DIRECT_URL).

@@ -81,15 +81,15 @@ export class ApiKeysService {
 
   /** The calling key for `GET /admin/sdk/me`: a named prepared statement (a hot read), timestamps as ISO text. */
   async findForIdentity(id: string): Promise<ApiKeyDto | null> {
-    const { rows } = await this.prisma.pool.query<ApiKeyDto>({
-      name: this.prisma.statementName('api-key-identity'),
-      text: `
+    const { rows } = await this.prisma.preparedQuery<ApiKeyDto>(
+      'api-key-identity',
+      `
         SELECT id::text AS id, name, community_id::text AS "communityId", 'cpk_' || key_id AS "keyPrefix", scopes,
                ${ISO('last_used_at')} AS "lastUsedAt", ${ISO('revoked_at')} AS "revokedAt",
                ${ISO('created_at')} AS "createdAt"
           FROM api_keys WHERE id = $1::uuid`,
-      values: [id],
-    });
+      [id],
+    );
     return rows[0] ?? null;
   }
 }

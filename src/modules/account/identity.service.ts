@@ -22,15 +22,15 @@ export class IdentityService {
 
   /**
    * The user with their memberships (only the key's community for an API key), oldest first, in ONE
-   * named prepared statement on the pool: `GET /admin/sdk/me` is called on every SDK start and by
+   * named prepared statement (PrismaService.preparedQuery): `GET /admin/sdk/me` is called on every SDK start and by
    * health checks, and the ORM's nested read cost a round trip per relation. The key, if any, is read
    * beside it by its owner.
    */
   async identity(actor: Actor): Promise<IdentityDto> {
     const [rows, apiKey] = await Promise.all([
-      this.prisma.pool.query<IdentityRow>({
-        name: this.prisma.statementName('identity'),
-        text: `
+      this.prisma.preparedQuery<IdentityRow>(
+        'identity',
+        `
           SELECT u.id::text AS id, u.email, u.name, u.is_platform_admin AS "isPlatformAdmin",
                  coalesce((SELECT json_agg(json_build_object('communityId', m.community_id, 'slug', c.slug,
                                                              'name', c.name, 'role', m.role)
@@ -39,8 +39,8 @@ export class IdentityService {
                             WHERE m.user_id = u.id AND ($2::uuid IS NULL OR m.community_id = $2::uuid)),
                           '[]') AS memberships
             FROM users u WHERE u.id = $1::uuid`,
-        values: [actor.userId, actor.apiKey?.communityId ?? null],
-      }),
+        [actor.userId, actor.apiKey?.communityId ?? null],
+      ),
       actor.apiKey ? this.apiKeys.findForIdentity(actor.apiKey.id) : null,
     ]);
     const user = rows.rows[0];

@@ -37,7 +37,7 @@ export interface NewestFirstList {
  * the total when the page is past the end; no counter row means nothing was ever inserted.
  * One statement instead of two halves the round trips; it goes through the pool as a named prepared
  * statement, without the ORM's per-query work, being the hottest read of the service (an unnamed one
- * when DATABASE_URL is PgBouncer, see PrismaService.statementName).
+ * when DATABASE_URL is PgBouncer, see PrismaService.preparedQuery).
  */
 export async function newestFirstPage<T extends { id: string }>(
   db: PrismaService,
@@ -46,9 +46,9 @@ export async function newestFirstPage<T extends { id: string }>(
   page: { page: number; limit: number },
 ): Promise<Page<T>> {
   // a named statement: each connection parses and plans it once (unnamed behind PgBouncer)
-  const { rows } = await db.pool.query<T & { total: string | null; id: string | null }>({
-    name: db.statementName(`newest-first:${list.table}`),
-    text: `
+  const { rows } = await db.preparedQuery<T & { total: string | null; id: string | null }>(
+    `newest-first:${list.table}`,
+    `
       SELECT counter.total, item.*
         FROM (SELECT (SELECT value FROM community_counters
                        WHERE community_id = $1::uuid AND scope = '${list.table}') AS total) AS counter
@@ -58,8 +58,8 @@ export async function newestFirstPage<T extends { id: string }>(
            ORDER BY created_at DESC, id DESC
            LIMIT $2 OFFSET $3
         ) AS item ON true`,
-    values: [communityId, page.limit, (page.page - 1) * page.limit],
-  });
+    [communityId, page.limit, (page.page - 1) * page.limit],
+  );
   const total = Number(rows[0]?.total ?? 0);
   const items = rows
     .filter((row) => row.id !== null)

@@ -8,7 +8,7 @@ import { ISO } from '../../prisma/iso-text';
  */
 export const MEMBER_COLUMNS = Prisma.sql`m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, m.joined_at AS "joinedAt"`;
 
-/** The same columns as plain SQL text for a named statement on the pool, `joinedAt` as ISO text (see ISO). */
+/** The same columns as plain SQL text for a named prepared statement (preparedQuery), `joinedAt` as ISO text (see ISO). */
 export const MEMBER_PAGE_COLUMNS = `m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, ${ISO('m.joined_at')} AS "joinedAt"`;
 
 /**

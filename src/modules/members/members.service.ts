@@ -50,7 +50,7 @@ export class MembersService {
 
   /**
    * The unfiltered list, the hot one: the page from the (community_id, joined_at DESC, id DESC)
-   * index and the trigger-kept counter in ONE named prepared statement on the pool, without the
+   * index and the trigger-kept counter in ONE named prepared statement (preparedQuery), without the
    * ORM's per-query work (as the tweets list, see newestFirstPage); `joinedAt` is read as ISO text.
    * The LEFT JOIN keeps the total when the page is past the end.
    */
@@ -59,9 +59,11 @@ export class MembersService {
     query: ListMembersQueryDto,
     skip: number,
   ): Promise<Page<MemberView>> {
-    const { rows } = await this.prisma.pool.query<MemberView & { total: string | null; id: string | null }>({
-      name: this.prisma.statementName('members-page'),
-      text: `
+    const { rows } = await this.prisma.preparedQuery<
+      MemberView & { total: string | null; id: string | null }
+    >(
+      'members-page',
+      `
         SELECT counter.total, item.*
           FROM (SELECT (SELECT value FROM community_counters
                          WHERE community_id = $1::uuid AND scope = 'members') AS total) AS counter
@@ -72,8 +74,8 @@ export class MembersService {
              ORDER BY m.joined_at DESC, m.id DESC
              LIMIT $2 OFFSET $3
           ) AS item ON true`,
-      values: [communityId, query.limit, skip],
-    });
+      [communityId, query.limit, skip],
+    );
     const total = Number(rows[0]?.total ?? 0);
     const items = rows.filter((row) => row.id !== null).map(({ total: _total, ...member }) => member);
     return toPage(items, query, total);

@@ -607,8 +607,8 @@ export class DeliveriesStore {
   /**
    * A page of an endpoint's attempts, newest first (ties broken by id), each with the event body it
    * sent (joined from the outbox by message id, after the page is cut), and `total`, in ONE named
-   * prepared statement on the pool: the delivery log of a busy endpoint is read often, and the ORM's
-   * three queries and per-row Date parsing were most of its cost. The page comes from the
+   * prepared statement (PrismaService.preparedQuery): the delivery log of a busy endpoint is read
+   * often, and the ORM's three queries and per-row Date parsing were most of its cost. The page comes from the
    * (community_id, endpoint_id[, status], created_at, id) indexes. `total` is never counted (297 ms
    * at p99 for an endpoint of 1,000,000 attempts): it is the sum of the counter rows that the table's
    * triggers keep exact in the same transaction as every insert, status change and delete (see the
@@ -622,9 +622,9 @@ export class DeliveriesStore {
     query: DeliveryPageQuery,
   ): Promise<DeliveryPage | null> {
     const status = query.status ? 'AND status = $5::"DeliveryStatus"' : '';
-    const { rows } = await this.prisma.pool.query<DeliveryPageRow>({
-      name: this.prisma.statementName(query.status ? 'delivery-page-by-status' : 'delivery-page'),
-      text: `
+    const { rows } = await this.prisma.preparedQuery<DeliveryPageRow>(
+      query.status ? 'delivery-page-by-status' : 'delivery-page',
+      `
         SELECT counter.total, counter.endpoint_found, item.id, item."endpointId", item."messageId",
                item."eventType", item.attempt, item.status, item."responseStatus", item."responseBody",
                item."durationMs", item.error, item."createdAt", item."updatedAt", item."nextAttemptAt",
@@ -647,8 +647,8 @@ export class DeliveriesStore {
               LEFT JOIN outbox_events o ON o.message_id = page.message_id AND o.community_id = $1::uuid
           ) AS item ON true
          ORDER BY item.sort_at DESC, item.sort_id DESC`,
-      values: [communityId, endpointId, query.limit, query.offset, ...(query.status ? [query.status] : [])],
-    });
+      [communityId, endpointId, query.limit, query.offset, ...(query.status ? [query.status] : [])],
+    );
     if (!rows[0]?.endpoint_found) return null;
     const total = Number(rows[0].total);
     // past the end, the one row holds only total and endpoint_found
