@@ -61,6 +61,21 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
   }
 
   /**
+   * preparedQuery's rows as arrays, in the statement's column order (pg's rowMode 'array'): for a
+   * page of many rows, no object is built per row by field name before the caller builds its own.
+   */
+  async preparedRows<R extends unknown[]>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    const pool = this.preparedPool ?? this.pool;
+    const { rows } = await pool.query<R>({
+      name: this.preparedPool ? name : undefined,
+      text,
+      values,
+      rowMode: 'array',
+    });
+    return rows;
+  }
+
+  /**
    * The name to give the worker's relay statement on `pool`, so each connection parses it once (and
    * PostgreSQL still chooses its plan per execution); none behind PgBouncer in transaction mode, where
    * the name lives on one server connection and the next statement may land on another.

@@ -21,11 +21,29 @@ import type { EndpointState } from './webhook-endpoints.store';
  * the sweep never send one attempt twice nor record one request twice.
  */
 
-/** A row of the delivery log's page statement: an attempt (all null past the end) and the total. */
-type DeliveryPageRow = { [K in keyof DeliveryView]: DeliveryView[K] | null } & {
-  total: string;
-  endpoint_found: boolean;
-};
+/**
+ * A row of the delivery log's page statement, as an array (pg's rowMode 'array': no object built per
+ * row by field name): an attempt (all null past the end), then the total and whether the endpoint
+ * exists. The endpoint's id is the caller's, not read back.
+ */
+type DeliveryPageRow = [
+  id: string | null,
+  messageId: string | null,
+  eventType: string | null,
+  attempt: number | null,
+  status: DeliveryStatus | null,
+  responseStatus: number | null,
+  responseBody: string | null,
+  durationMs: number | null,
+  error: string | null,
+  createdAt: string | null,
+  updatedAt: string | null,
+  nextAttemptAt: string | null,
+  requestId: string | null,
+  payload: EventBody | null,
+  total: string,
+  endpointFound: boolean,
+];
 
 /** A delivery attempt as the API shows it (contract §7), with the event body that was sent. */
 export interface DeliveryView {
@@ -39,9 +57,10 @@ export interface DeliveryView {
   responseBody: string | null;
   durationMs: number | null;
   error: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  nextAttemptAt: Date | null;
+  /** a Date from Prisma, its ISO text from the page statement: the same in JSON */
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  nextAttemptAt: Date | string | null;
   /** the API request that raised the event */
   requestId: string | null;
   /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) */
@@ -49,23 +68,23 @@ export interface DeliveryView {
 }
 
 /** One attempt of the delivery log's page row, field by field (a rest spread was 2.5% of the route's CPU). */
-function deliveryView(row: DeliveryPageRow): DeliveryView {
+function deliveryView(row: DeliveryPageRow, endpointId: string): DeliveryView {
   return {
-    id: row.id!,
-    endpointId: row.endpointId!,
-    messageId: row.messageId!,
-    eventType: row.eventType!,
-    attempt: row.attempt!,
-    status: row.status!,
-    responseStatus: row.responseStatus,
-    responseBody: row.responseBody,
-    durationMs: row.durationMs,
-    error: row.error,
-    createdAt: row.createdAt!,
-    updatedAt: row.updatedAt!,
-    nextAttemptAt: row.nextAttemptAt,
-    requestId: row.requestId,
-    payload: row.payload,
+    id: row[0]!,
+    endpointId,
+    messageId: row[1]!,
+    eventType: row[2]!,
+    attempt: row[3]!,
+    status: row[4]!,
+    responseStatus: row[5],
+    responseBody: row[6],
+    durationMs: row[7],
+    error: row[8],
+    createdAt: row[9]!,
+    updatedAt: row[10]!,
+    nextAttemptAt: row[11],
+    requestId: row[12],
+    payload: row[13],
   };
 }
 
@@ -622,24 +641,22 @@ export class DeliveriesStore {
     query: DeliveryPageQuery,
   ): Promise<DeliveryPage | null> {
     const status = query.status ? 'AND status = $5::"DeliveryStatus"' : '';
-    const { rows } = await this.prisma.preparedQuery<DeliveryPageRow>(
+    const rows = await this.prisma.preparedRows<DeliveryPageRow>(
       query.status ? 'delivery-page-by-status' : 'delivery-page',
       `
-        SELECT counter.total, counter.endpoint_found, item.id, item."endpointId", item."messageId",
-               item."eventType", item.attempt, item.status, item."responseStatus", item."responseBody",
-               item."durationMs", item.error, item."createdAt", item."updatedAt", item."nextAttemptAt",
-               item."requestId", item.payload
+        SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
+               item.response_body, item.duration_ms, item.error, item.created_at, item.updated_at,
+               item.next_attempt_at, item.request_id, item.payload, counter.total, counter.endpoint_found
           FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
                          WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}) AS total,
                        EXISTS (SELECT 1 FROM webhook_endpoints
                                 WHERE community_id = $1::uuid AND id = $2::uuid) AS endpoint_found) AS counter
           LEFT JOIN LATERAL (
-            SELECT page.id::text AS id, page.endpoint_id::text AS "endpointId", page.message_id AS "messageId",
-                   page.event_type AS "eventType", page.attempt, page.status::text AS status,
-                   page.response_status AS "responseStatus", page.response_body AS "responseBody",
-                   page.duration_ms AS "durationMs", page.error, ${ISO('page.created_at')} AS "createdAt",
-                   ${ISO('page.updated_at')} AS "updatedAt", ${ISO('page.next_attempt_at')} AS "nextAttemptAt",
-                   page.request_id AS "requestId", o.payload, page.created_at AS sort_at, page.id AS sort_id
+            SELECT page.id::text AS id, page.message_id, page.event_type, page.attempt, page.status::text AS status,
+                   page.response_status, page.response_body, page.duration_ms, page.error,
+                   ${ISO('page.created_at')} AS created_at, ${ISO('page.updated_at')} AS updated_at,
+                   ${ISO('page.next_attempt_at')} AS next_attempt_at, page.request_id, o.payload,
+                   page.created_at AS sort_at, page.id AS sort_id
               FROM (SELECT * FROM webhook_deliveries
                      WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}
                      ORDER BY created_at DESC, id DESC
@@ -649,10 +666,11 @@ export class DeliveriesStore {
          ORDER BY item.sort_at DESC, item.sort_id DESC`,
       [communityId, endpointId, query.limit, query.offset, ...(query.status ? [query.status] : [])],
     );
-    if (!rows[0]?.endpoint_found) return null;
-    const total = Number(rows[0].total);
+    const first = rows[0];
+    if (!first?.[15]) return null;
+    const total = Number(first[14]);
     // past the end, the one row holds only total and endpoint_found
-    const items: DeliveryView[] = rows[0].id === null ? [] : rows.map(deliveryView);
+    const items: DeliveryView[] = first[0] === null ? [] : rows.map((row) => deliveryView(row, endpointId));
     return {
       items,
       limit: query.limit,
