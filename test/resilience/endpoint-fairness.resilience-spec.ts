@@ -141,6 +141,9 @@ describe('endpoint fairness', () => {
     expect(receiver.at(hanging.path).length).toBeLessThan(200);
     // stop feeding it: its parked jobs find it paused and are cancelled
     await api.prisma.webhookEndpoint.update({ where: { id: hanging.id }, data: { isActive: false } });
+    // and take its attempts away with it: the next test's workers sweep the whole database for due
+    // attempts, and ~200 of this one's, still PENDING, took their slots (peak 3 instead of 5)
+    await api.prisma.webhookEndpoint.delete({ where: { id: hanging.id } });
   }, 60_000);
 
   it('never lets more than WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests of one endpoint run at once across two workers', async () => {
