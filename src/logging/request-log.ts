@@ -34,7 +34,16 @@ export function requestLogLevel(statusCode: number): Level {
 
 /** `GET /api/sdk/tweets 403 FEATURE_NOT_AVAILABLE`: the line a person reads; fields stay for machines. */
 export function requestLogMessage(method: string, url: string, statusCode: number, code?: string): string {
-  return `${method} ${redactUrl(url)} ${statusCode}${code ? ` ${code}` : ''}`;
+  return lineText(method, redactUrl(url), statusCode, code);
+}
+
+function lineText(method: string, maskedUrl: string | undefined, statusCode: number, code?: string): string {
+  return `${method} ${maskedUrl} ${statusCode}${code ? ` ${code}` : ''}`;
+}
+
+/** The fields that say which request a line is about, its URL masked once. */
+function requestFields(request: FastifyRequest, maskedUrl: string | undefined) {
+  return { reqId: request.id, req: { id: request.id, method: request.method, url: maskedUrl } };
 }
 
 /** Polled by load balancers and orchestrators every few seconds: its lines would drown the rest. */
@@ -46,15 +55,15 @@ function logCompleted(logger: Logger, request: FastifyRequest, reply: FastifyRep
   // Checked first: a line the configured level drops costs nothing (no URL parsed to mask it).
   if (!logger.isLevelEnabled(level) || UNLOGGED_PATHS.has(request.url)) return;
   const code = responseErrorCode(reply.raw);
+  const url = redactUrl(request.url);
   logger[level](
     {
-      reqId: request.id,
-      req: { id: request.id, method: request.method, url: redactUrl(request.url) },
+      ...requestFields(request, url),
       res: { statusCode },
       responseTime: Math.round(reply.elapsedTime),
       ...(code ? { code } : {}),
     },
-    requestLogMessage(request.method, request.url, statusCode, code),
+    lineText(request.method, url, statusCode, code),
   );
 }
 
@@ -70,11 +79,10 @@ export function logRequests(fastify: FastifyInstance, logger: Logger): void {
     done();
   });
   fastify.addHook('onRequestAbort', (request, done) => {
-    if (logger.isLevelEnabled('warn'))
-      logger.warn(
-        { reqId: request.id, req: { id: request.id, method: request.method, url: redactUrl(request.url) } },
-        `${request.method} ${redactUrl(request.url)} aborted by the client`,
-      );
+    if (logger.isLevelEnabled('warn')) {
+      const url = redactUrl(request.url);
+      logger.warn(requestFields(request, url), `${request.method} ${url} aborted by the client`);
+    }
     done();
   });
 }

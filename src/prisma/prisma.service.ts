@@ -45,8 +45,8 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
    * generic plan, which cannot know them, assumes 10% of the rows are wanted, so it never looks
    * cheaper than a custom one. Measured on the delivery log (1,000,000 attempts): planning was 0.23 ms
    * of each 0.37 ms statement, and PostgreSQL used more CPU per request than the API itself; with the
-   * plan kept, 2.3× less PostgreSQL CPU per request, 1.5× the requests per second, p99 19 → 12 ms
-   * (bench/README.md). Their generic plans read the same indexes as the custom ones (EXPLAIN in the
+   * plan kept, 2.2-2.8× less PostgreSQL CPU per request, 1.7× the requests per second, p99 21-23 →
+   * 10-13 ms (bench/README.md, step 12). Their generic plans read the same indexes as the custom ones (EXPLAIN in the
    * benchmark's database, 100,000 tweets, 10,000 members, 1,000,000 attempts). Prisma's statements
    * stay on `pool`, planned per execution. Through PgBouncer: unnamed on `pool` (a name lives on one
    * server connection, and a session setting would leak to other clients).
@@ -56,8 +56,8 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
     text: string,
     values: unknown[],
   ): Promise<QueryResult<R>> {
-    if (!this.preparedPool) return this.pool.query<R>({ text, values });
-    return this.preparedPool.query<R>({ name, text, values });
+    const target = this.preparedTarget(name);
+    return target.pool.query<R>({ name: target.name, text, values });
   }
 
   /**
@@ -65,14 +65,14 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
    * page of many rows, no object is built per row by field name before the caller builds its own.
    */
   async preparedRows<R extends unknown[]>(name: string, text: string, values: unknown[]): Promise<R[]> {
-    const pool = this.preparedPool ?? this.pool;
-    const { rows } = await pool.query<R>({
-      name: this.preparedPool ? name : undefined,
-      text,
-      values,
-      rowMode: 'array',
-    });
+    const target = this.preparedTarget(name);
+    const { rows } = await target.pool.query<R>({ name: target.name, text, values, rowMode: 'array' });
     return rows;
+  }
+
+  /** Where a hot read runs: named on the prepared pool, or unnamed on `pool` through PgBouncer. */
+  private preparedTarget(name: string): { pool: Pool; name: string | undefined } {
+    return this.preparedPool ? { pool: this.preparedPool, name } : { pool: this.pool, name: undefined };
   }
 
   /**
