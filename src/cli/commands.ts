@@ -1,11 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { isEmail } from 'class-validator';
+import { plainToInstance } from 'class-transformer';
+import { isEmail, validateSync } from 'class-validator';
 import { AppError } from '../common/errors/app-error';
 import { toErrorResponse } from '../common/errors/error-response';
 import { Plan, Role } from '../generated/prisma/enums';
 import { ApiKeysService } from '../modules/account/api-keys.service';
 import { CommunitiesService } from '../modules/account/communities.service';
-import { SLUG_PATTERN } from '../modules/account/dto/create-community.dto';
+import { CreateCommunityDto } from '../modules/account/dto/create-community.dto';
 import { PasswordService } from '../modules/auth/password.service';
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
@@ -152,7 +153,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     usage: 'community:create --name N --slug S --owner E [--plan FREE|PRO|ENTERPRISE]',
     description:
       'Creates a community (plan FREE unless --plan) whose OWNER is the existing user E. ' +
-      'The slug is 3-63 of a-z, 0-9 and - and must be free.',
+      'The slug is 3-63 of a-z, 0-9 and -, not shaped like a uuid, and must be free.',
     options: {
       name: { type: 'string' },
       slug: { type: 'string' },
@@ -161,10 +162,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
     async run(app, options) {
       const name = required(options, 'name');
-      if (name.length > 100) throw new CliError('--name must be at most 100 characters');
       const slug = required(options, 'slug').toLowerCase();
-      if (!SLUG_PATTERN.test(slug))
-        throw new CliError('--slug must be 3-63 of a-z, 0-9 and - (not at either end)');
+      // the rules of POST /api/admin/sdk/communities, from its DTO
+      const problems = validateSync(plainToInstance(CreateCommunityDto, { name, slug })).flatMap((error) =>
+        Object.values(error.constraints ?? {}).map((message) => `--${message}`),
+      );
+      if (problems.length > 0) throw new CliError(problems.join('; '));
       const ownerEmail = required(options, 'owner').toLowerCase();
       const plan = oneOf('plan', optional(options, 'plan'), Object.values(Plan));
       const owner = await app.get(PrismaService).user.findUnique({ where: { email: ownerEmail } });

@@ -128,6 +128,18 @@ describe('CLI (contract §6)', () => {
         '--name',
         'n',
         '--slug',
+        '0b7e6f4e-1d2c-4c3b-9a8f-1e2d3c4b5a69',
+        '--owner',
+        'a@example.test',
+      ],
+      /--slug must not have the shape of a uuid/,
+    ],
+    [
+      [
+        'community:create',
+        '--name',
+        'n',
+        '--slug',
         'fine-slug',
         '--owner',
         'a@example.test',
