@@ -4,11 +4,16 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Errors } from '../common/errors/app-error';
-import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from '../common/http/input-safety';
+import {
+  DEFAULT_JSON_SHAPE_LIMITS,
+  findBadStrings,
+  jsonShapeViolation,
+  queryShapeViolation,
+  routeBodyKeyLimit,
+} from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
 import { runWithRequestId } from '../common/http/request-id';
 import { successEnvelope } from '../common/http/success-envelope';
-import { validationError } from '../common/pipes/validation.pipe';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { AppLogger } from '../logging/app-logger';
@@ -22,16 +27,23 @@ import { completeOpenApiDocument } from './openapi-document';
 import { servePortal } from './portal-static';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-/** Login and refresh-token answer anyone: their bodies are a few hundred bytes, so 16 KiB is ample. */
+/**
+ * Login, refresh-token and the portal link exchange answer anyone: their bodies are a few hundred
+ * bytes, so 16 KiB is ample, and nobody unauthenticated gets to send a megabyte to be parsed.
+ */
 export const ANONYMOUS_AUTH_BODY_LIMIT_BYTES = 16 * 1024;
 /**
- * The anonymous routes that get the smaller limit. Keyed on the path, set in an onRoute hook:
+ * The anonymous routes that take a credential in their body and get the smaller limit. Keyed on the path, set in an onRoute hook:
  * Fastify fixes a route's bodyLimit when the route is registered and onRoute only sees Fastify's
  * route options (Nest's wrapped handler, not the controller method, so no decorator metadata), and
  * the list stays next to the limit it applies. The hostile-input e2e test sends an over-limit body
  * to each path, so a renamed route cannot silently lose its limit.
  */
-export const ANONYMOUS_AUTH_ROUTES: readonly string[] = ['/api/auth/login', '/api/auth/refresh-token'];
+export const ANONYMOUS_AUTH_ROUTES: readonly string[] = [
+  '/api/auth/login',
+  '/api/auth/refresh-token',
+  '/api/webhooks/portal-sessions',
+];
 const KEY_PARAM = /^(x[-_]?)?api[-_]?key$/i;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -100,36 +112,50 @@ function refuseKeyInQuery(request: FastifyRequest, reply: FastifyReply, done: ()
 }
 
 /**
- * NUL characters and lone UTF-16 surrogates are refused in every string of the body, the query
- * string and the path parameters (and in object keys), naming the field. A Fastify hook, so it runs
- * before every Nest guard: the tenant guard reads communityId from all three and would hand a NUL to
- * PostgreSQL (22021, a 500); a lone surrogate breaks encodeURIComponent and UTF-8 encoding further on.
- * Unmatched paths are left to the not-found handling (spec §7: 401 or 400 TENANT_CONTEXT_REQUIRED).
+ * Refused in the query string, the path parameters and the body before every Nest guard, naming the
+ * field (or the limit):
+ * - a query string of more than MAX_KEYS_PER_OBJECT parameters (a body's shape is checked while it
+ *   is parsed, see shapeLimitedJsonParser);
+ * - NUL characters and lone UTF-16 surrogates in any string (and object key): the tenant guard reads
+ *   communityId from all three and would hand a NUL to PostgreSQL (22021, a 500); a lone surrogate
+ *   breaks encodeURIComponent and UTF-8 encoding further on.
+ * Unmatched paths are left to the not-found handling (401, or 400 TENANT_CONTEXT_REQUIRED: see
+ * docs/product-decisions.md#8-limits-and-unmatched-paths).
  */
-function refuseBadText(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+function refuseUnsafeInput(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   if (request.is404) return done();
-  const details = [
-    ...findBadStrings(request.params),
-    ...findBadStrings(request.query),
-    ...(request.body === undefined ? [] : findBadStrings(request.body)),
-  ];
+  const tooManyParameters = queryShapeViolation(request.query);
+  const details = tooManyParameters
+    ? [{ field: 'query', message: tooManyParameters }]
+    : [
+        ...findBadStrings(request.params),
+        ...findBadStrings(request.query),
+        ...(request.body === undefined ? [] : findBadStrings(request.body)),
+      ];
   if (details.length === 0) return done();
-  const { status, body } = toErrorResponse(validationError(details));
+  const { status, body } = toErrorResponse(Errors.validation(details));
   void reply.status(status).send(body);
 }
 
 /**
  * Fastify's own JSON parser (with its __proto__/constructor poisoning protection, as configured),
- * behind a depth check that runs before JSON.parse: a body nested deeper than MAX_JSON_DEPTH is a
- * 400 without building the nested objects (a 5,000-deep body was a RangeError 500 in the validation
- * pipe, and 900 KB ones stalled the event loop for every other caller).
+ * behind a scan of the text that runs before JSON.parse: a body nested deeper than MAX_JSON_DEPTH, or
+ * with more fields than MAX_KEYS_PER_OBJECT in one object or than the route's key limit in all, is a
+ * 400 naming the limit, at the cost of one pass over its bytes. Parsing first cost more than the
+ * limit protects: a 5,000-deep body was a RangeError 500 in the validation pipe, and a body of
+ * 110,000 fields stalled the event loop for every other caller for over ten seconds.
  */
-function depthLimitedJsonParser(fastify: FastifyInstance) {
+function shapeLimitedJsonParser(fastify: FastifyInstance) {
   const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;
   const parse = fastify.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
   return (request: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => {
-    if (exceedsJsonDepth(body) >= 0) {
-      done(Errors.badRequest(`JSON body nested deeper than ${MAX_JSON_DEPTH} levels`));
+    const limits = {
+      ...DEFAULT_JSON_SHAPE_LIMITS,
+      maxKeysPerBody: routeBodyKeyLimit(request.routeOptions.config),
+    };
+    const violation = jsonShapeViolation(body, limits);
+    if (violation) {
+      done(Errors.badRequest(violation, 'body'));
       return;
     }
     parse(request, body, done);
@@ -169,7 +195,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   app.setGlobalPrefix('api');
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('preValidation', refuseKeyInQuery);
-  fastify.addHook('preValidation', refuseBadText);
+  fastify.addHook('preValidation', refuseUnsafeInput);
   // Registered before init(), when Nest adds its routes.
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (ANONYMOUS_AUTH_ROUTES.includes(route.url)) route.bodyLimit = ANONYMOUS_AUTH_BODY_LIMIT_BYTES;
@@ -182,8 +208,6 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     runWithRequestId(request.id, done);
   });
   logRequests(fastify, logger.pino);
-  // The API speaks JSON only: a text/plain body is refused with 415 instead of reaching a DTO as a string.
-  fastify.removeContentTypeParser('text/plain');
   SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'api/docs-json',
     yamlDocumentUrl: 'api/docs-yaml',
@@ -203,7 +227,9 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     void reply.status(status).headers(headers).send(body);
   });
   await app.init();
-  // Nest registers its own application/json parser during init(): replace it afterwards.
-  fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, depthLimitedJsonParser(fastify));
+  // The API speaks JSON only. Nest registers JSON and form (x-www-form-urlencoded) parsers during
+  // init() and Fastify a text/plain one: all go, and every other content type of a request with a
+  // body is a 415 UNSUPPORTED_MEDIA_TYPE instead of reaching a DTO as a string or a form.
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, shapeLimitedJsonParser(fastify));
 }

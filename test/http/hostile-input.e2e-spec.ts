@@ -265,7 +265,7 @@ describe('hostile input on every write route (generated from the OpenAPI documen
             success: false,
             error: `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`,
             code: 'VALIDATION_ERROR',
-            details: [],
+            details: [{ field: 'body', message: `JSON body nested deeper than ${MAX_JSON_DEPTH} levels` }],
           });
         }
         // anonymous too: the parser runs before any guard

@@ -5,7 +5,8 @@ import { Reflector } from '@nestjs/core';
 import { isTenantScoped } from '../decorators/auth.decorators';
 import type { AppRequest } from '../http/request-context';
 import { TenantBodyDto } from '../http/tenant-body.dto';
-import { createValidationPipe, unknownField, validationError } from '../pipes/validation.pipe';
+import { Errors } from '../errors/app-error';
+import { createValidationPipe, unknownField } from '../pipes/validation.pipe';
 
 /** Whether a route declares a query DTO and a body DTO, and whether it is tenant-scoped. */
 interface RouteShape {
@@ -60,6 +61,6 @@ export class KnownFieldsGuard implements CanActivate {
       return;
     }
     const fields = Object.keys(value ?? {});
-    if (fields.length > 0) throw validationError(fields.map(unknownField));
+    if (fields.length > 0) throw Errors.validation(fields.map(unknownField));
   }
 }

@@ -52,9 +52,13 @@ export class ErrorBodyDto {
   featureKey?: string;
   @ApiPropertyOptional({
     type: [ValidationDetailDto],
-    description: 'VALIDATION_ERROR: one entry per bad field',
+    description: 'VALIDATION_ERROR: one entry per bad field, at most 20',
   })
   details?: ValidationDetailDto[];
+  @ApiPropertyOptional({
+    description: 'VALIDATION_ERROR: how many more problems there were than `details` lists',
+  })
+  detailsOmitted?: number;
   @ApiPropertyOptional({ description: 'RATE_LIMITED: seconds to wait (also the Retry-After header)' })
   retryAfter?: number;
 }

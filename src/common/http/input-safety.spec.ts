@@ -1,27 +1,102 @@
-import { exceedsJsonDepth, findBadStrings, MAX_JSON_DEPTH } from './input-safety';
+import {
+  findBadStrings,
+  jsonShapeViolation,
+  MAX_JSON_DEPTH,
+  MAX_KEYS_PER_BODY,
+  MAX_KEYS_PER_OBJECT,
+  queryShapeViolation,
+  routeBodyKeyLimit,
+} from './input-safety';
 
-describe('exceedsJsonDepth', () => {
+describe('jsonShapeViolation: depth', () => {
   const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const tooDeep = `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`;
 
   it(`accepts ${MAX_JSON_DEPTH} levels and refuses one more`, () => {
-    expect(exceedsJsonDepth(nested(MAX_JSON_DEPTH))).toBe(-1);
-    expect(exceedsJsonDepth(nested(MAX_JSON_DEPTH + 1))).toBe(MAX_JSON_DEPTH);
-    expect(exceedsJsonDepth(`{"a":${'{"b":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}}`)).toBe(
-      5 * MAX_JSON_DEPTH,
+    expect(jsonShapeViolation(nested(MAX_JSON_DEPTH))).toBeNull();
+    expect(jsonShapeViolation(nested(MAX_JSON_DEPTH + 1))).toBe(tooDeep);
+    expect(jsonShapeViolation(`{"a":${'{"b":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}}`)).toBe(
+      tooDeep,
     );
   });
 
   it('counts depth, not the number of brackets', () => {
-    expect(exceedsJsonDepth(`[${'[],'.repeat(10_000)}[]]`)).toBe(-1);
+    expect(jsonShapeViolation(`[${'[],'.repeat(10_000)}[]]`)).toBeNull();
   });
 
   it('ignores brackets inside strings, escaped quotes included', () => {
-    expect(exceedsJsonDepth(JSON.stringify({ a: '['.repeat(100), b: '"[{'.repeat(100), c: '\\' }))).toBe(-1);
-    expect(exceedsJsonDepth(JSON.stringify(['\\"', nested(MAX_JSON_DEPTH)]))).toBe(-1);
+    expect(
+      jsonShapeViolation(JSON.stringify({ a: '['.repeat(100), b: '"[{'.repeat(100), c: '\\' })),
+    ).toBeNull();
+    expect(jsonShapeViolation(JSON.stringify(['\\"', nested(MAX_JSON_DEPTH)]))).toBeNull();
   });
 
   it('stops at the first bracket too deep, whatever follows', () => {
-    expect(exceedsJsonDepth('['.repeat(1_000_000))).toBe(MAX_JSON_DEPTH);
+    expect(jsonShapeViolation('['.repeat(1_000_000))).toBe(tooDeep);
+  });
+});
+
+describe('jsonShapeViolation: fields', () => {
+  const object = (keys: number, prefix = 'k') =>
+    Object.fromEntries(Array.from({ length: keys }, (_, i) => [`${prefix}${i}`, i]));
+
+  it(`accepts ${MAX_KEYS_PER_OBJECT} fields in one object and refuses one more, naming the limit`, () => {
+    expect(jsonShapeViolation(JSON.stringify(object(MAX_KEYS_PER_OBJECT)))).toBeNull();
+    expect(jsonShapeViolation(JSON.stringify(object(MAX_KEYS_PER_OBJECT + 1)))).toBe(
+      `A JSON object has more than ${MAX_KEYS_PER_OBJECT} fields`,
+    );
+    expect(jsonShapeViolation(JSON.stringify({ a: [{ b: object(MAX_KEYS_PER_OBJECT + 1) }] }))).toBe(
+      `A JSON object has more than ${MAX_KEYS_PER_OBJECT} fields`,
+    );
+  });
+
+  it(`counts every object of the body against ${MAX_KEYS_PER_BODY} fields in all`, () => {
+    const spread = (objects: number) =>
+      JSON.stringify({ items: Array.from({ length: objects }, () => object(10)) });
+    // `items` and 10 fields per object: the most objects that stay within the limit, then one more
+    const fitting = Math.floor((MAX_KEYS_PER_BODY - 1) / 10);
+    expect(jsonShapeViolation(spread(fitting))).toBeNull();
+    expect(jsonShapeViolation(spread(fitting + 1))).toBe(
+      `The JSON body has more than ${MAX_KEYS_PER_BODY} fields in all`,
+    );
+  });
+
+  it('takes a route-specific limit for the whole body', () => {
+    const body = JSON.stringify({ items: Array.from({ length: 300 }, () => object(10)) });
+    const limits = { maxDepth: MAX_JSON_DEPTH, maxKeysPerObject: MAX_KEYS_PER_OBJECT, maxKeysPerBody: 3_001 };
+    expect(jsonShapeViolation(body, limits)).toBeNull();
+    expect(jsonShapeViolation(body, { ...limits, maxKeysPerBody: 3_000 })).not.toBeNull();
+    expect(routeBodyKeyLimit({ bodyKeyLimit: 3_001 })).toBe(3_001);
+    expect(routeBodyKeyLimit(undefined)).toBe(MAX_KEYS_PER_BODY);
+  });
+
+  it('counts the colons that end keys, not those inside strings or arrays', () => {
+    const manyColons = JSON.stringify({
+      a: ':'.repeat(10_000),
+      b: Array.from({ length: 5_000 }, () => 'x:y'),
+    });
+    expect(jsonShapeViolation(manyColons)).toBeNull();
+    expect(jsonShapeViolation(JSON.stringify({ 'a:b\\"': 1, ['"'.repeat(3)]: 2 }))).toBeNull();
+  });
+
+  it('answers a 1 MiB body of 110,000 fields after one pass, well within the event-loop budget', () => {
+    const body = JSON.stringify(object(110_000));
+    const started = process.hrtime.bigint();
+    expect(jsonShapeViolation(body)).not.toBeNull();
+    // the scan stops at field 201; the whole text is what a body without a violation would cost
+    expect(jsonShapeViolation(`[${JSON.stringify(':'.repeat(1024 * 1024))}]`)).toBeNull();
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(50);
+  });
+});
+
+describe('queryShapeViolation', () => {
+  it(`accepts ${MAX_KEYS_PER_OBJECT} parameters and refuses one more`, () => {
+    const query = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`p${i}`, '1']));
+    expect(queryShapeViolation(query(MAX_KEYS_PER_OBJECT))).toBeNull();
+    expect(queryShapeViolation(query(MAX_KEYS_PER_OBJECT + 1))).toBe(
+      `The query string has more than ${MAX_KEYS_PER_OBJECT} parameters`,
+    );
+    expect(queryShapeViolation(undefined)).toBeNull();
   });
 });
 

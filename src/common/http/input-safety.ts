@@ -1,17 +1,60 @@
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { ValidationDetail } from '../errors/app-error';
 
 /** The deepest JSON body the API parses: no DTO nests more than a few levels. */
 export const MAX_JSON_DEPTH = 32;
+/** Fields of one JSON object, and of one query string: no DTO declares more than a few dozen. */
+export const MAX_KEYS_PER_OBJECT = 200;
+/**
+ * Fields in a whole body, every object counted. A route whose valid bodies need more (the bulk
+ * members route: 1,000 entries of three fields) raises it for itself with `@BodyKeyLimit`.
+ */
+export const MAX_KEYS_PER_BODY = 1_000;
+
+const BODY_KEY_LIMIT = 'bodyKeyLimit';
 
 /**
- * Index of the first byte at which `text` opens its (MAX_JSON_DEPTH + 1)-th nested array or
- * object, or -1. One pass over the text, counting brackets outside strings, BEFORE JSON.parse:
- * a 5,000-deep body never builds 5,000 nested objects, and what is refused costs at most one scan.
+ * Raises MAX_KEYS_PER_BODY for one route whose valid bodies need more fields (set on the Fastify
+ * route's config, which the body parser reads before the body is parsed).
+ */
+export const BodyKeyLimit = (maxKeys: number) => RouteConfig({ [BODY_KEY_LIMIT]: maxKeys });
+
+/** The field limit of a route's bodies: its @BodyKeyLimit, or MAX_KEYS_PER_BODY. */
+export function routeBodyKeyLimit(routeConfig: unknown): number {
+  const limit = (routeConfig as Record<string, unknown> | undefined)?.[BODY_KEY_LIMIT];
+  return typeof limit === 'number' ? limit : MAX_KEYS_PER_BODY;
+}
+
+export interface JsonShapeLimits {
+  maxDepth: number;
+  maxKeysPerObject: number;
+  maxKeysPerBody: number;
+}
+
+export const DEFAULT_JSON_SHAPE_LIMITS: JsonShapeLimits = {
+  maxDepth: MAX_JSON_DEPTH,
+  maxKeysPerObject: MAX_KEYS_PER_OBJECT,
+  maxKeysPerBody: MAX_KEYS_PER_BODY,
+};
+
+/**
+ * The first limit `text` breaks, said the way a 400 says it (naming the limit, never the fields), or
+ * null. One pass over the text BEFORE JSON.parse, counting brackets and the `:` that end object keys
+ * outside strings: a body of 110,000 fields is refused after one scan instead of being parsed
+ * (JSON.parse alone spends over 100 ms on it, and class-transformer and class-validator then work per
+ * field, one of them quadratically), and a 5,000-deep body never builds 5,000 nested objects.
  * The scan does not judge syntax (JSON.parse does that next); it only has to agree with JSON.parse
  * on what is inside a string, which it does because a JSON string can only end at an unescaped '"'.
  */
-export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): number {
+export function jsonShapeViolation(
+  text: string,
+  limits: JsonShapeLimits = DEFAULT_JSON_SHAPE_LIMITS,
+): string | null {
+  const { maxDepth, maxKeysPerObject, maxKeysPerBody } = limits;
+  // per open container: its key count, or -1 for an array (whose `:` can only be inside strings)
+  const keys = new Int32Array(maxDepth + 1);
   let depth = 0;
+  let total = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -20,13 +63,28 @@ export function exceedsJsonDepth(text: string, maxDepth = MAX_JSON_DEPTH): numbe
       else if (c === 0x22 /* " */) inString = false;
     } else if (c === 0x22) {
       inString = true;
+    } else if (c === 0x3a /* : */) {
+      if (depth > 0 && keys[depth - 1] >= 0) {
+        if (++keys[depth - 1] > maxKeysPerObject)
+          return `A JSON object has more than ${maxKeysPerObject} fields`;
+        if (++total > maxKeysPerBody) return `The JSON body has more than ${maxKeysPerBody} fields in all`;
+      }
     } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > maxDepth) return i;
+      if (depth >= maxDepth) return `JSON body nested deeper than ${maxDepth} levels`;
+      keys[depth++] = c === 0x7b ? 0 : -1;
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) {
-      depth--;
+      if (depth > 0) depth--;
     }
   }
-  return -1;
+  return null;
+}
+
+/** The limit a parsed query string breaks (it is flat: one object), or null. */
+export function queryShapeViolation(query: unknown, maxKeys = MAX_KEYS_PER_OBJECT): string | null {
+  if (!query || typeof query !== 'object') return null;
+  let count = 0;
+  for (const key in query) if (Object.hasOwn(query, key) && ++count > maxKeys) break;
+  return count > maxKeys ? `The query string has more than ${maxKeys} parameters` : null;
 }
 
 // A high surrogate not followed by a low one, or a low surrogate not preceded by a high one.

@@ -15,10 +15,6 @@ export const unknownField = (field: string): ValidationDetail => ({
   message: `${field} is not a known field`,
 });
 
-/** 400 VALIDATION_ERROR listing every problem, each with the field it concerns. */
-export const validationError = (details: ValidationDetail[]) =>
-  Errors.validation(details, details.map((d) => d.message).join('; ') || 'Validation failed');
-
 /**
  * Validates and transforms every body, query and path DTO. Unknown fields are refused (400), never
  * dropped silently; each problem is reported with the field it concerns.
@@ -32,7 +28,7 @@ export function createValidationPipe(): ValidationPipe {
     transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
     exceptionFactory: (errors) =>
-      validationError(
+      Errors.validation(
         flatten(errors).map((d) =>
           d.message.startsWith('property ') && d.message.endsWith(' should not exist')
             ? unknownField(d.field)
@@ -61,21 +57,51 @@ class RepeatedInputPipe extends ValidationPipe {
     super(options);
   }
 
+  /** Nest's validation and transformation, after the check class-validator cannot make. */
+  private async checkAndTransform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const inherited = inheritedNameFields(value);
+      if (inherited.length > 0) throw Errors.validation(inherited);
+    }
+    return (await super.transform(value, metadata)) as unknown;
+  }
+
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const key = metadata.type === 'query' || metadata.type === 'param' ? rememberable(value) : undefined;
     const dto = metadata.metatype;
-    if (key === undefined || !dto) return super.transform(value, metadata);
+    if (key === undefined || !dto) return this.checkAndTransform(value, metadata);
     let accepted = this.accepted.get(dto);
     if (!accepted) this.accepted.set(dto, (accepted = new Map()));
     const known = accepted.get(key);
     if (known) return copy(known);
-    const result = (await super.transform(value, metadata)) as unknown;
+    const result = await this.checkAndTransform(value, metadata);
     if (result && typeof result === 'object') {
       if (accepted.size >= INPUT_MEMORY) accepted.delete(accepted.keys().next().value as string);
       accepted.set(key, Object.freeze(copy(result)));
     }
     return result;
   }
+}
+
+/**
+ * class-validator looks each field up in a plain object of the DTO's declared fields, so a field
+ * named after a member of Object.prototype (`constructor`, `hasOwnProperty`, `toString`, ...) is
+ * taken for a declared one and passes the unknown-field rule. No DTO declares such a name: each is
+ * refused here as the unknown field it is, before class-validator sees it.
+ */
+function inheritedNameFields(
+  value: unknown,
+  parent = '',
+  found: ValidationDetail[] = [],
+): ValidationDetail[] {
+  if (!value || typeof value !== 'object') return found;
+  const isArray = Array.isArray(value);
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    const field = parent ? `${parent}.${key}` : key;
+    if (!isArray && key in Object.prototype) found.push(unknownField(field));
+    inheritedNameFields(child, field, found);
+  }
+  return found;
 }
 
 /** A shallow copy with the same class (a query DTO is flat). */

@@ -39,7 +39,7 @@ function toColumns(entries: MemberInputDto[]): Columns {
         message: `members.${i}.email repeats members.${first}.email`,
       });
   });
-  if (duplicates.length) throw Errors.validation(duplicates, duplicates.map((d) => d.message).join('; '));
+  if (duplicates.length) throw Errors.validation(duplicates);
   return { emails, names: entries.map((e) => e.name ?? null), roles: entries.map((e) => e.role ?? null) };
 }
 

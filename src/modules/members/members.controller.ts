@@ -5,7 +5,8 @@ import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { TenantContext } from '../../common/http/request-context';
 import { AddMemberDto } from './dto/add-member.dto';
-import { BulkMembersDto } from './dto/bulk-members.dto';
+import { BulkMembersDto, MAX_BULK_MEMBERS_BODY_KEYS } from './dto/bulk-members.dto';
+import { BodyKeyLimit } from '../../common/http/input-safety';
 import { ChangeRoleDto } from './dto/change-role.dto';
 import { ListMembersQueryDto } from './dto/list-members.query';
 import { AddedMemberDto, BulkMembersResultDto, MemberDto } from './dto/responses.dto';
@@ -59,6 +60,7 @@ export class MembersController {
   }
 
   @Post('bulk')
+  @BodyKeyLimit(MAX_BULK_MEMBERS_BODY_KEYS)
   @RequireFeature('members_bulk')
   @RequirePermission('MEMBERS_MANAGE')
   @ApiEndpoint({
