@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- answers are untyped JSON */
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { MAX_VALIDATION_DETAILS } from '../../src/common/errors/app-error';
