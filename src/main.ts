@@ -5,7 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module';
 import { configureHttpApp, createFastifyAdapter } from './bootstrap/http-app';
 import { AppConfig, loadConfig } from './config/app-config';
-import { preflight, signalReady } from './config/preflight';
+import { preflight, signalReady } from './bootstrap/preflight';
 
 applyV8MemoryFlags('api');
 warnMissingMallocEnvironment('api');

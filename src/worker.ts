@@ -3,7 +3,7 @@ import { applyV8MemoryFlags, warnMissingMallocEnvironment } from './bootstrap/me
 import { NestFactory } from '@nestjs/core';
 import { AppConfig } from './config/app-config';
 import { AppLogger } from './logging/app-logger';
-import { preflight, signalReady } from './config/preflight';
+import { preflight, signalReady } from './bootstrap/preflight';
 import { WorkerRuntime } from './modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from './worker.module';
 

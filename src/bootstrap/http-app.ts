@@ -12,7 +12,7 @@ import {
   routeBodyKeyLimit,
 } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
-import { runWithRequestId } from '../common/http/request-id';
+import { runWithRequestId } from '../logging/request-id';
 import { successEnvelope } from '../common/http/success-envelope';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';

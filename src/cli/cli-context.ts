@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { preflightProblems } from '../config/preflight';
+import { preflightProblems } from '../bootstrap/preflight';
 import { CliModule } from './cli.module';
 
 /** A problem the user can fix: printed without a stack trace, exit code 1. */

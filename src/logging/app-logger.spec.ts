@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { runWithRequestId } from '../common/http/request-id';
+import { runWithRequestId } from './request-id';
 import { AppLogger, createRootLogger } from './app-logger';
 
 /** A pino destination that keeps each JSON line, parsed. */

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
-import { currentRequestId } from '../common/http/request-id';
+import { currentRequestId } from './request-id';
 import type { AppConfig } from '../config/app-config';
 
 /** Paths pino blanks out wherever they appear in a log line: credentials and secrets never reach logs. */
@@ -44,7 +44,7 @@ export function logDestination(config: Pick<AppConfig, 'isProduction'>): Destina
 
 /**
  * The process's one pino logger. Every line written while a request is served carries its id as
- * `reqId`, read from the request-id scope the API opens for each request (src/common/http/request-id.ts)
+ * `reqId`, read from the request-id scope the API opens for each request (src/logging/request-id.ts)
  * when the line is written: no per-request child logger (pino-http built two for every request,
  * about 10% of the API's CPU on a hot read, for lines that at LOG_LEVEL=warn are never written).
  */

@@ -32,7 +32,7 @@ export function spawnWorker(env: Record<string, string | undefined>): ChildWorke
 /**
  * `node <compiled>/<entry>` (worker.js or main.js, the API) with the test's environment and glibc's
  * malloc settings, as the launchers start it (a variable set to undefined in `env` is left out), over an IPC
- * channel so the test learns when it is ready the way `npm start` does (src/config/preflight.ts).
+ * channel so the test learns when it is ready the way `npm start` does (src/bootstrap/preflight.ts).
  */
 export function spawnCompiled(
   entry: 'worker.js' | 'main.js',

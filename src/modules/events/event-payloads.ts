@@ -4,7 +4,7 @@ import type { LikeDto } from '../content/dto/like.dto';
 import type { TweetDto } from '../content/dto/tweet.dto';
 import type { AdvertisementDto } from '../customization/dto/advertisement.dto';
 import type { SidebarDto } from '../customization/dto/sidebar.dto';
-import type { MemberView } from '../members/memberships.service';
+import type { MemberView } from '../members/member-view';
 import type { EventType } from './event-catalog';
 
 /*

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../../generated/prisma/client';
-import { currentRequestId } from '../../common/http/request-id';
+import { currentRequestId } from '../../logging/request-id';
 import type { Tx } from '../../prisma/prisma.service';
 import { buildEventBody, EventBody } from './event-body';
 import type { SubscribableEvent } from './event-catalog';

@@ -8,7 +8,7 @@ import { TenancyService } from '../tenancy/tenancy.service';
 import type { EventData } from '../events/event-payloads';
 import type { MemberInputDto } from './dto/member-input.dto';
 import { lockOwnerIds, MEMBER_COLUMNS } from './member-queries';
-import type { MemberView } from './memberships.service';
+import type { MemberView } from './member-view';
 import { assertMayAssign, assertMayChange, assertOwnersRemain, roleCeiling } from './role-rules';
 import { normaliseEmail } from '../../common/validation/email';
 

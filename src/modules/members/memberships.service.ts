@@ -1,45 +1,9 @@
-import { Injectable } from '@nestjs/common';
 import type { Role } from '../../generated/prisma/enums';
+import { Injectable } from '@nestjs/common';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import { MEMBER_SELECT, MemberView, toMemberView } from './member-view';
 import { normaliseEmail } from '../../common/validation/email';
-
-export interface MemberView {
-  id: string;
-  userId: string;
-  email: string;
-  /** the membership's display name in this community (never the account's name) */
-  name: string;
-  role: Role;
-  joinedAt: Date;
-}
-
-export const MEMBER_SELECT = {
-  id: true,
-  userId: true,
-  role: true,
-  displayName: true,
-  joinedAt: true,
-  user: { select: { email: true } },
-} as const;
-
-export function toMemberView(row: {
-  id: string;
-  userId: string;
-  role: Role;
-  displayName: string;
-  joinedAt: Date;
-  user: { email: string };
-}): MemberView {
-  return {
-    id: row.id,
-    userId: row.userId,
-    email: row.user.email,
-    name: row.displayName,
-    role: row.role,
-    joinedAt: row.joinedAt,
-  };
-}
 
 export interface MemberInput {
   email: string;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
 import { buildEventBody } from '../events/event-body';
 import { TEST_EVENT } from '../events/event-catalog';
-import { currentRequestId } from '../../common/http/request-id';
+import { currentRequestId } from '../../logging/request-id';
 import { DeliveriesStore, DeliveryView } from './deliveries.store';
 import { WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';

@@ -1,4 +1,4 @@
-import { loadConfig } from './app-config';
+import { loadConfig } from '../config/app-config';
 import { preflightProblems, probePostgres, probeRedis } from './preflight';
 
 // Real PostgreSQL and Redis on 127.0.0.1 (as every test), and port 1 where nothing listens.

@@ -1,7 +1,7 @@
 import { ConfigModule as NestConfigModule } from '@nestjs/config';
 import { Client } from 'pg';
 import { closeRedisClient, createRedisClient, describeRedis, type RedisTarget } from '../redis/redis-client';
-import { AppConfig, ConfigValidationError, loadConfig } from './app-config';
+import { AppConfig, ConfigValidationError, loadConfig } from '../config/app-config';
 
 /** How long a start-up probe waits for PostgreSQL or Redis before calling it unreachable. */
 const PROBE_TIMEOUT_MS = 5_000;

@@ -1,0 +1,47 @@
+/**
+ * The import rules of src/ (`npm run check:imports`, run by CI): no circles, type-only imports
+ * included, and no import that runs back up the layers
+ *
+ *   config  <  redis, prisma, logging, metrics  <  common  <  modules  <  bootstrap, cli, entry points
+ *
+ * A lower layer never imports a higher one. See README.md#architecture.
+ */
+
+/** A path under src/, as dependency-cruiser sees it. */
+const src = (...folders) => `^src/(${folders.join('|')})(/|\\.ts$)`;
+
+const INFRASTRUCTURE = ['redis', 'prisma', 'logging', 'metrics'];
+const ENTRY_POINTS = ['bootstrap', 'cli', 'main', 'worker', 'app\\.module', 'worker\\.module'];
+
+/** `from` may import nothing in `to`. */
+const layer = (name, from, to) => ({
+  name,
+  severity: 'error',
+  comment: `${from.join(', ')} sits below ${to.join(', ')}: the import runs back up the layers`,
+  from: { path: src(...from) },
+  to: { path: src(...to) },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A circle of imports (type-only ones included) makes the modules one lump',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    layer('config-is-the-bottom', ['config'], [...INFRASTRUCTURE, 'common', 'modules', ...ENTRY_POINTS]),
+    layer('infrastructure-below-common', INFRASTRUCTURE, ['common', 'modules', ...ENTRY_POINTS]),
+    layer('common-below-modules', ['common'], ['modules', ...ENTRY_POINTS]),
+    layer('modules-below-entry-points', ['modules'], ENTRY_POINTS),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^src/generated/' },
+    includeOnly: '^src/',
+    // type-only imports count: a circle through types still ties the modules together
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
