@@ -31,7 +31,11 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: the generated client is already compiled into dist/, and argon2 ships prebuilt binaries
 # (N-API: one per platform, whatever the Node version). Keep these flags in step with .ci/run.
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-# prisma/ and prisma.config.ts are what `migrate deploy` needs (migrations and the offline schema-engine shim).
+# prisma/ and prisma.config.ts are what `migrate deploy` needs. The build stage's install ran Prisma's own
+# install script, which downloads the native schema engine into @prisma/engines when the build can reach
+# Prisma's host; copied here, `migrate deploy` runs it (PRISMA_SCHEMA_ENGINE=auto), and the WebAssembly
+# stand-in in prisma/ only where the download failed (README.md#prisma-and-its-schema-engine).
+COPY --from=build /app/node_modules/@prisma/engines ./node_modules/@prisma/engines
 COPY prisma.config.ts ./
 COPY prisma ./prisma
 COPY --from=build /app/dist ./dist

@@ -26,7 +26,11 @@ module.exports = {
       ...common,
       displayName: 'unit',
       rootDir: '.',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/utils/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/prisma/**/*.spec.ts',
+        '<rootDir>/test/utils/**/*.spec.ts',
+      ],
     },
     { ...common, displayName: 'e2e', rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],

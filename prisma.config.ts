@@ -1,10 +1,11 @@
-import path from 'node:path';
 import { defineConfig } from 'prisma/config';
+import { prismaEnginesDir, schemaEngineBinary } from './prisma/schema-engine-choice';
 
-// Prisma 7's CLI downloads a native schema-engine binary, which these machines cannot reach.
-// prisma/schema-engine-wasm.mjs answers the same JSON-RPC protocol with Prisma's own WebAssembly
-// engine (see the README); an explicit PRISMA_SCHEMA_ENGINE_BINARY still wins.
-process.env.PRISMA_SCHEMA_ENGINE_BINARY ??= path.join(__dirname, 'prisma', 'schema-engine-wasm.mjs');
+// Prisma's native schema engine where it can be had, else prisma/schema-engine-wasm.mjs, which answers
+// the same JSON-RPC protocol with Prisma's own WebAssembly engine: PRISMA_SCHEMA_ENGINE decides
+// (README.md#prisma-and-its-schema-engine).
+const engine = schemaEngineBinary(process.env, prismaEnginesDir());
+if (engine) process.env.PRISMA_SCHEMA_ENGINE_BINARY = engine;
 
 export default defineConfig({
   schema: 'prisma/schema.prisma',
