@@ -333,7 +333,10 @@ export class AppConfig {
   })
   TRUST_PROXY = 'false';
 
-  /** Login and refresh requests one client address may make per AUTH_RATE_LIMIT_WINDOW (each route). */
+  /**
+   * Login, refresh and portal-exchange requests one client address may make per
+   * AUTH_RATE_LIMIT_WINDOW (each route).
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -342,11 +345,24 @@ export class AppConfig {
   @IsPositiveDuration('1m')
   AUTH_RATE_LIMIT_WINDOW = '1m';
 
-  /** Failed logins one account (known or not) may have per LOGIN_FAILURE_WINDOW. */
+  /**
+   * Failed logins one account (known or not) may have from one client address per
+   * LOGIN_FAILURE_WINDOW; past it that address is refused for that account, other addresses are not.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   LOGIN_MAX_FAILURES = 10;
+
+  /**
+   * Failed logins one account may have from all addresses together per LOGIN_FAILURE_WINDOW. Spent,
+   * it refuses only the addresses that have failed on that account within the window (a fresh one
+   * gets one guess first), so it slows distributed guessing without locking the holder out.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_ACCOUNT_MAX_FAILURES = 50;
 
   @IsPositiveDuration('15m')
   LOGIN_FAILURE_WINDOW = '15m';
