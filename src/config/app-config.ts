@@ -158,7 +158,7 @@ export class AppConfig {
 
   /**
    * Port of the Prometheus /metrics server (and the worker's /health/live and /health/ready), on
-   * HOST but apart from the public PORT; unset: 9464 for the API, 9465 for the worker; 0: off.
+   * METRICS_HOST, apart from the public PORT; unset: 9464 for the API, 9465 for the worker; 0: off.
    */
   @IsOptional()
   @Transform(toInt)
@@ -166,6 +166,32 @@ export class AppConfig {
   @Min(0)
   @Max(65535)
   METRICS_PORT?: number;
+
+  /**
+   * Address the metrics server listens on: loopback by default, since the port is for a private
+   * network only; a container sets 0.0.0.0 so that Prometheus on its network can reach it
+   * (docs/operations.md "Metrics and alerts").
+   */
+  @ValidateBy({
+    name: 'isListenAddress',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && (isIP(value) !== 0 || HOSTNAME.test(value)),
+      defaultMessage: (args) =>
+        `METRICS_HOST must be an IP address or a hostname (e.g. 127.0.0.1 or 0.0.0.0), got '${String(args?.value)}'`,
+    },
+  })
+  METRICS_HOST = '127.0.0.1';
+
+  /**
+   * Set: GET /metrics answers 401 without `Authorization: Bearer <METRICS_TOKEN>` (the health routes
+   * stay open). At least 32 characters without spaces, e.g. `openssl rand -hex 32`.
+   */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{32,}$/, {
+    message:
+      'METRICS_TOKEN must be at least 32 printable characters without spaces (e.g. openssl rand -hex 32)',
+  })
+  METRICS_TOKEN?: string;
 
   /** Base address printed at start-up and used in embed URLs. */
   @IsOptional()
