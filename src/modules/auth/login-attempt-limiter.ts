@@ -144,8 +144,9 @@ export class LoginAttemptLimiter {
       throw Errors.rateLimited(retryAfterSeconds(pair.waitMs));
     }
     const accountWide = await this.takeForLogin(accountWideKey, this.perAccount);
-    // Marks the address as one that failed on the account (until shown otherwise); NX tells whether
-    // it already was: a fresh address gets its guess even when the account's budget is spent.
+    // Marks the address as one that failed on the account for a window; NX tells whether it already
+    // was: a fresh address gets its guess even when the account's budget is spent. A success removes
+    // only a mark this attempt made, so earlier failures from the address stay on record.
     const firstFailureHere = await this.loginRedis((redis) =>
       accountWide.allowed
         ? this.markFailed(redis, failedKey)
