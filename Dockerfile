@@ -26,6 +26,10 @@ FROM node:22-bookworm-slim AS runtime
 ENV NODE_ENV=production
 # glibc malloc: a fixed 1 MiB mmap threshold returns each login's 19 MiB argon2 block (src/bootstrap/memory-flags.ts)
 ENV MALLOC_MMAP_THRESHOLD_=1048576
+# The metrics port (METRICS_PORT) listens on loopback unless told otherwise; in a container loopback is
+# the container's own, where Prometheus cannot reach it. So every interface of the container, and the
+# port is never published: only its private network reaches it (docs/operations.md, "Metrics and alerts").
+ENV METRICS_HOST=0.0.0.0
 WORKDIR /app
 COPY package.json package-lock.json ./
 # --ignore-scripts: the generated client is already compiled into dist/, and argon2 ships prebuilt binaries

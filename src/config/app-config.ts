@@ -158,7 +158,7 @@ export class AppConfig {
 
   /**
    * Port of the Prometheus /metrics server (and the worker's /health/live and /health/ready), on
-   * HOST but apart from the public PORT; unset: 9464 for the API, 9465 for the worker; 0: off.
+   * METRICS_HOST, apart from the public PORT; unset: 9464 for the API, 9465 for the worker; 0: off.
    */
   @IsOptional()
   @Transform(toInt)
@@ -166,6 +166,32 @@ export class AppConfig {
   @Min(0)
   @Max(65535)
   METRICS_PORT?: number;
+
+  /**
+   * Address the metrics server listens on: loopback by default, since the port is for a private
+   * network only; a container sets 0.0.0.0 so that Prometheus on its network can reach it
+   * (docs/operations.md "Metrics and alerts").
+   */
+  @ValidateBy({
+    name: 'isListenAddress',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && (isIP(value) !== 0 || HOSTNAME.test(value)),
+      defaultMessage: (args) =>
+        `METRICS_HOST must be an IP address or a hostname (e.g. 127.0.0.1 or 0.0.0.0), got '${String(args?.value)}'`,
+    },
+  })
+  METRICS_HOST = '127.0.0.1';
+
+  /**
+   * Set: GET /metrics answers 401 without `Authorization: Bearer <METRICS_TOKEN>` (the health routes
+   * stay open). At least 32 characters without spaces, e.g. `openssl rand -hex 32`.
+   */
+  @IsOptional()
+  @Matches(/^[\x21-\x7e]{32,}$/, {
+    message:
+      'METRICS_TOKEN must be at least 32 printable characters without spaces (e.g. openssl rand -hex 32)',
+  })
+  METRICS_TOKEN?: string;
 
   /** Base address printed at start-up and used in embed URLs. */
   @IsOptional()
@@ -333,7 +359,10 @@ export class AppConfig {
   })
   TRUST_PROXY = 'false';
 
-  /** Login and refresh requests one client address may make per AUTH_RATE_LIMIT_WINDOW (each route). */
+  /**
+   * Login, refresh and portal-exchange requests one client address may make per
+   * AUTH_RATE_LIMIT_WINDOW (each route).
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
@@ -342,11 +371,24 @@ export class AppConfig {
   @IsPositiveDuration('1m')
   AUTH_RATE_LIMIT_WINDOW = '1m';
 
-  /** Failed logins one account (known or not) may have per LOGIN_FAILURE_WINDOW. */
+  /**
+   * Failed logins one account (known or not) may have from one client address per
+   * LOGIN_FAILURE_WINDOW; past it that address is refused for that account, other addresses are not.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   LOGIN_MAX_FAILURES = 10;
+
+  /**
+   * Failed logins one account may have from all addresses together per LOGIN_FAILURE_WINDOW. Spent,
+   * it refuses only the addresses that have failed on that account within the window (a fresh one
+   * gets one guess first), so it slows distributed guessing without locking the holder out.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  LOGIN_ACCOUNT_MAX_FAILURES = 50;
 
   @IsPositiveDuration('15m')
   LOGIN_FAILURE_WINDOW = '15m';

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
@@ -14,21 +15,28 @@ export const READINESS_TIMEOUT_MS = 3_000;
 type ReadinessCheck = () => Promise<unknown>;
 
 /**
- * A small node:http server on METRICS_PORT (apart from the public port, so /metrics is never
- * exposed through the API's ingress): GET /metrics for Prometheus and, in the worker (which has no
- * other HTTP server), GET /health/live and GET /health/ready. METRICS_PORT=0 opens nothing.
+ * A small node:http server on METRICS_HOST:METRICS_PORT (apart from the public port, so /metrics is
+ * never exposed through the API's ingress): GET /metrics for Prometheus and, in the worker (which
+ * has no other HTTP server), GET /health/live and GET /health/ready. METRICS_PORT=0 opens nothing.
+ * METRICS_HOST is loopback unless set (a container sets 0.0.0.0 for Prometheus on its network).
+ * With METRICS_TOKEN set, /metrics needs `Authorization: Bearer <token>`; the health routes stay
+ * open: orchestrators' probes seldom send headers, and they tell only up or down, never a number.
  */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(MetricsServer.name);
   private readonly checks = new Map<string, ReadinessCheck>();
   private server?: Server;
+  /** SHA-256 of METRICS_TOKEN: fixed-length digests compare in constant time whatever was sent. */
+  private readonly tokenDigest?: Buffer;
 
   constructor(
     private readonly metrics: MetricsRegistry,
     private readonly config: AppConfig,
     @Inject(METRICS_PROCESS) private readonly process: MetricsProcess,
-  ) {}
+  ) {
+    if (config.METRICS_TOKEN) this.tokenDigest = sha256(config.METRICS_TOKEN);
+  }
 
   /** What /health/ready asks (e.g. database, redis); each must resolve within READINESS_TIMEOUT_MS. */
   addReadinessCheck(name: string, check: ReadinessCheck): void {
@@ -37,7 +45,16 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
 
   /** The port listened on, or undefined when off. */
   get port(): number | undefined {
-    return (this.server?.address() as AddressInfo | null)?.port;
+    return this.listening?.port;
+  }
+
+  /** The address listened on (METRICS_HOST as the system resolved it), or undefined when off. */
+  get address(): string | undefined {
+    return this.listening?.address;
+  }
+
+  private get listening(): AddressInfo | undefined {
+    return (this.server?.address() as AddressInfo | null) ?? undefined;
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -52,10 +69,12 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
             : err,
         ),
       );
-      server.listen(port, this.config.HOST, () => resolve());
+      server.listen(port, this.config.METRICS_HOST, () => resolve());
     });
     this.server = server;
-    this.logger.log(`metrics on http://${this.config.HOST}:${port}/metrics`);
+    // never the token itself
+    const access = this.tokenDigest ? ' (Bearer METRICS_TOKEN required)' : '';
+    this.logger.log(`metrics on http://${this.config.METRICS_HOST}:${port}/metrics${access}`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -73,6 +92,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, { error: 'GET only' });
     try {
       if (path === '/metrics') {
+        if (!this.authorised(req)) {
+          res.setHeader('www-authenticate', 'Bearer realm="metrics"');
+          return send(res, 401, { error: 'Authorization: Bearer METRICS_TOKEN required' });
+        }
         const text = await this.metrics.metrics();
         res.writeHead(200, { 'content-type': this.metrics.contentType });
         res.end(text);
@@ -85,6 +108,13 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
       this.logger.error(`metrics request ${path} failed: ${(err as Error).message}`);
       send(res, 500, { error: 'internal error' });
     }
+  }
+
+  /** No METRICS_TOKEN: anyone who reaches the port; set: the request's Bearer token is it. */
+  private authorised(req: IncomingMessage): boolean {
+    if (!this.tokenDigest) return true;
+    const match = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    return match !== null && timingSafeEqual(sha256(match[1]), this.tokenDigest);
   }
 
   /** 200 when every check answers, 503 naming the ones that did not (their errors go to the log only). */
@@ -103,6 +133,10 @@ export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutd
     const ok = results.every(([, state]) => state === 'up');
     send(res, ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', checks: Object.fromEntries(results) });
   }
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

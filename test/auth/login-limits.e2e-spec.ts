@@ -5,7 +5,7 @@ import { createUser, login, TEST_PASSWORD, unique } from '../utils/factories';
 import { call, CallResult } from '../utils/http';
 import { freePort } from '../utils/metrics';
 
-// Password-guessing limits (issue 16 §4). Every app here gets a Redis key prefix of its own (two
+// Password-guessing limits (README "Security model"). Every app here gets a Redis key prefix of its own (two
 // apps share one only where sharing is the point), so no other test's logins from 127.0.0.1 touch
 // these buckets. Windows are an hour long: nothing refills while a test runs.
 const WINDOW = '1h';
@@ -120,25 +120,29 @@ describe('TRUST_PROXY', () => {
   });
 });
 
-describe('per account', () => {
+describe('per account and client address', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await limitsApp({ LOGIN_MAX_FAILURES: '3', TRUST_PROXY: 'true' });
+    // A roomy account-wide budget: these tests are about one address's own failures.
+    t = await limitsApp({ LOGIN_MAX_FAILURES: '3', LOGIN_ACCOUNT_MAX_FAILURES: '100', TRUST_PROXY: 'true' });
   });
   afterAll(() => t.close());
 
-  it('refuses an account after N failures from different addresses, even with the right password', async () => {
+  it("refuses the address that used up an account's failures, even with the right password; the victim elsewhere logs in", async () => {
     const user = await createUser(t.app);
-    for (let i = 1; i <= 3; i++) {
-      expect((await loginAs(t, user.email, 'wrong', from(`203.0.113.${i}`))).status).toBe(401);
-    }
+    const attacker = from('203.0.113.7');
+    for (let i = 0; i < 3; i++) expect((await loginAs(t, user.email, 'wrong', attacker)).status).toBe(401);
     // 3 failures per hour: one comes back every 20 minutes.
-    expectRateLimited(await loginAs(t, user.email, TEST_PASSWORD, from('203.0.113.50')), 1200);
+    expectRateLimited(await loginAs(t, user.email, 'wrong', attacker), 1200);
+    expectRateLimited(await loginAs(t, user.email, TEST_PASSWORD, attacker), 1200);
     // Another spelling of the same e-mail is the same account.
-    expectRateLimited(await loginAs(t, user.email.toUpperCase(), TEST_PASSWORD, from('203.0.113.51')), 1200);
-    // Other accounts, and the addresses used, are untouched.
+    expectRateLimited(await loginAs(t, user.email.toUpperCase(), TEST_PASSWORD, attacker), 1200);
+    // The account's holder, from an address that has not failed for it, is not locked out ...
+    expect((await loginAs(t, user.email, TEST_PASSWORD, from('198.51.100.20'))).status).toBe(200);
+    // ... and the attacker's address is still refused for it, while other accounts are untouched there.
+    expectRateLimited(await loginAs(t, user.email, 'wrong', attacker), 1200);
     const other = await createUser(t.app);
-    expect((await loginAs(t, other.email, TEST_PASSWORD, from('203.0.113.1'))).status).toBe(200);
+    expect((await loginAs(t, other.email, TEST_PASSWORD, attacker)).status).toBe(200);
   });
 
   it('counts failures only, and a success does not wipe the failures before it', async () => {
@@ -172,24 +176,102 @@ describe('per account', () => {
     ).toBeLessThanOrEqual(2);
   });
 
-  it('keeps no e-mail address in Redis: the account key is an HMAC', async () => {
+  it('keeps no e-mail address in Redis: the account keys hold an HMAC', async () => {
     const email = `${unique('secret')}@example.test`;
-    await loginAs(t, email, 'wrong');
     const redis = new Redis(t.config.REDIS_URL);
     try {
-      const keys = await redis.keys(`${t.config.REDIS_KEY_PREFIX}:authlimit:*`);
-      const accountKeys = keys.filter((key) => key.includes(':authlimit:account:'));
-      expect(accountKeys.length).toBeGreaterThan(0);
-      for (const key of accountKeys) expect(key).toMatch(/:authlimit:account:[0-9a-f]{64}$/);
+      const pattern = `${t.config.REDIS_KEY_PREFIX}:authlimit:*`;
+      const before = new Set(await redis.keys(pattern));
+      await loginAs(t, email, 'wrong', from('203.0.113.99'));
+      const keys = await redis.keys(pattern);
+      const added = keys.filter((key) => !before.has(key)).map((key) => key.split(':authlimit:')[1]);
+      // the address's own count, the account's budget, its budget for this address, and the mark of an
+      // address that failed on it
+      expect(added.sort()).toEqual([
+        expect.stringMatching(/^account-address:[0-9a-f]{64}:203\.0\.113\.99$/),
+        expect.stringMatching(/^account-failed:[0-9a-f]{64}:203\.0\.113\.99$/),
+        expect.stringMatching(/^account:[0-9a-f]{64}$/),
+        'address:login:203.0.113.99',
+      ]);
       const local = email.split('@')[0];
       for (const key of keys) {
         expect(key).not.toContain(local);
-        const values = Object.values(await redis.hgetall(key)).join(' ');
-        expect(values).not.toContain(local);
+        const value =
+          (await redis.type(key)) === 'hash'
+            ? Object.values(await redis.hgetall(key)).join(' ')
+            : String(await redis.get(key));
+        expect(value).not.toContain(local);
       }
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+describe('per account, from many addresses', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // 3 failures per address, 5 for the account as a whole, per hour.
+    t = await limitsApp({ LOGIN_MAX_FAILURES: '3', LOGIN_ACCOUNT_MAX_FAILURES: '5', TRUST_PROXY: 'true' });
+  });
+  afterAll(() => t.close());
+
+  const attackers = Array.from({ length: 20 }, (_, i) => from(`192.0.2.${i + 1}`));
+
+  it('twenty addresses failing together get few guesses and cannot lock the victim out', async () => {
+    const user = await createUser(t.app);
+    const answers = await Promise.all(
+      attackers.flatMap((address) => [0, 1, 2].map(() => loginAs(t, user.email, 'wrong', address))),
+    );
+    const checked = answers.filter((res) => res.status === 401).length;
+    // Per address alone, 20 × 3 = 60 guesses would be checked. With the account's 5 spent, an address
+    // that has failed on it is refused: each address gets its first guess, the account's 5 go to any.
+    expect(checked).toBeGreaterThanOrEqual(20);
+    expect(checked).toBeLessThanOrEqual(25);
+    for (const res of answers.filter((answer) => answer.status !== 401)) expectRateLimited(res, 720);
+
+    // The holder, from an address that has not failed for this account, logs in.
+    expect((await loginAs(t, user.email, TEST_PASSWORD, from('198.51.100.77'))).status).toBe(200);
+    // Every attacking address stays refused, whatever the password.
+    for (const address of attackers) {
+      expectRateLimited(await loginAs(t, user.email, 'wrong', address), 1200);
+      expectRateLimited(await loginAs(t, user.email, TEST_PASSWORD, address), 1200);
+    }
+  });
+
+  it("once the account's budget is spent, a fresh address gets one guess, not its own full budget", async () => {
+    const email = `${unique('nobody')}@example.test`;
+    for (let i = 0; i < 5; i++)
+      expect((await loginAs(t, email, 'wrong', from(`192.0.2.${100 + i}`))).status).toBe(401);
+    const fresh = from('192.0.2.200');
+    expect((await loginAs(t, email, 'wrong', fresh)).status).toBe(401);
+    // 5 failures per hour for the account: its next one is 12 minutes away.
+    expectRateLimited(await loginAs(t, email, 'wrong', fresh), 720);
+  });
+});
+
+describe('portal link exchange', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await limitsApp({ AUTH_RATE_LIMIT_PER_ADDRESS: '3', TRUST_PROXY: 'true' });
+  });
+  afterAll(() => t.close());
+
+  /** A token of the right shape that no link has: 401 when let through. */
+  const exchange = (address: string) =>
+    call(t.app, 'POST', '/api/webhooks/portal-sessions', {
+      body: { token: randomBytes(32).toString('base64url') },
+      headers: from(address),
+    });
+
+  it('POST /api/webhooks/portal-sessions is limited per client address; another address goes on', async () => {
+    for (let i = 0; i < 3; i++) expect((await exchange('198.51.100.30')).status).toBe(401);
+    expectRateLimited(await exchange('198.51.100.30'), 1200);
+    expect((await exchange('198.51.100.31')).status).toBe(401);
+    // its own count: the login route of the refused address is untouched
+    expect(
+      (await loginAs(t, `${unique('nobody')}@example.test`, 'wrong', from('198.51.100.30'))).status,
+    ).toBe(401);
   });
 });
 

@@ -7,6 +7,7 @@ process.env.JWT_SECRET ??= 'test-jwt-secret-of-at-least-thirty-two-characters';
 // limits are set out of reach here; test/auth/login-limits.e2e-spec.ts sets its own low ones.
 process.env.AUTH_RATE_LIMIT_PER_ADDRESS ??= '1000000';
 process.env.LOGIN_MAX_FAILURES ??= '1000000';
+process.env.LOGIN_ACCOUNT_MAX_FAILURES ??= '1000000';
 
 // Every test app and spawned process would otherwise open 9464/9465: test files run in parallel and
 // boot several apps each. Tests of the metrics server pass a free port of their own.

@@ -23,12 +23,12 @@ export class AuthService {
 
   /**
    * One message for an unknown e-mail and a wrong password (no user enumeration), and one failure
-   * budget per e-mail as typed, known or not (LoginAttemptLimiter). The token's
+   * budget per e-mail as typed, known or not, and client address (LoginAttemptLimiter). The token's
    * tenant: communityId of the body, else spec §5's order, else the community joined first.
    */
   async login(dto: LoginDto, request: AppRequest): Promise<TokenPair> {
     // Before the lookup, for known and unknown e-mails alike: a refusal must not tell them apart.
-    const attempt = await this.loginAttempts.reserveAccountFailure(dto.email);
+    const attempt = await this.loginAttempts.reserveAccountFailure(dto.email, request.ip);
     const user = await this.prisma.user.findUnique({ where: { email: normaliseEmail(dto.email) } });
     const valid = await this.passwords.verify(user?.passwordHash ?? null, dto.password);
     if (!user || !valid) throw Errors.unauthorized(BAD_LOGIN);

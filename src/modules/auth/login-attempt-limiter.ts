@@ -26,8 +26,11 @@ import { AppConfig } from '../../config/app-config';
 import { REDIS } from '../../redis/redis.module';
 import { normaliseEmail } from '../../common/validation/email';
 
-/** The routes that take or renew credentials; each has its own per-address bucket. */
-export type AuthAttemptRoute = 'login' | 'refresh' | 'refresh-token';
+/**
+ * The anonymous routes that take, renew or exchange credentials; each has its own per-address
+ * bucket. `portal-exchange` is POST /api/webhooks/portal-sessions (a portal link's token for a session).
+ */
+export type AuthAttemptRoute = 'login' | 'refresh' | 'refresh-token' | 'portal-exchange';
 
 const AUTH_ATTEMPT_ROUTE = 'auth-attempt:route';
 
@@ -48,26 +51,39 @@ export function addressBucket(ip: string): string {
 
 /** What login hands back once it knows the password was right. */
 export interface AccountAttempt {
-  /** The password was right: the failure reserved for this attempt is given back. */
+  /** The password was right: what was reserved for this attempt is given back. */
   succeeded(): Promise<void>;
 }
 
 /**
- * Password-guessing limits, in Redis so every API instance shares them (README "Security model").
+ * Password-guessing limits, in Redis so every API instance shares them (README "Security model",
+ * docs/product-decisions.md "Limits and unmatched paths").
  * - Per client address and route: AUTH_RATE_LIMIT_PER_ADDRESS requests per AUTH_RATE_LIMIT_WINDOW,
  *   successes included.
- * - Per account: LOGIN_MAX_FAILURES failed logins per LOGIN_FAILURE_WINDOW. The account is the
- *   normalised e-mail as typed, known or not, so a refusal says nothing about whether it exists; its
- *   key is an HMAC of the e-mail, never the address itself. A failure is reserved before the password
- *   is checked (concurrent guesses cannot overshoot) and given back when the password was right; a
- *   success never clears earlier failures, so a user who logs in meanwhile does not refill a guesser.
- * Both are token buckets (src/common/rate-limit): N at once, then one more every window / N.
+ * - Per account and client address: LOGIN_MAX_FAILURES failed logins per LOGIN_FAILURE_WINDOW. Past
+ *   it that address is refused for that account even with the right password (otherwise the answer
+ *   would tell a guesser which guess was right); other addresses are not, so nobody can lock an
+ *   account's holder out by failing on purpose.
+ * - Per account: LOGIN_ACCOUNT_MAX_FAILURES failed logins per LOGIN_FAILURE_WINDOW, from any address.
+ *   Spent, it refuses only addresses that have themselves failed on the account within the window
+ *   (the holder, from anywhere else, still logs in), and each other address gets one guess before it
+ *   counts as one of them. So many addresses together get about the budget plus one guess each per
+ *   window, instead of LOGIN_MAX_FAILURES each.
+ * The account is the normalised e-mail as typed, known or not, so a refusal says nothing about
+ * whether it exists; its keys hold an HMAC of the e-mail, never the e-mail itself. Failures are
+ * reserved before the password is checked (concurrent guesses cannot overshoot) and given back when
+ * it was right; a success never clears earlier failures, so a user logging in meanwhile does not
+ * refill a guesser. The budgets are token buckets (src/common/rate-limit): N at once, then one more
+ * every window / N.
  */
 @Injectable()
 export class LoginAttemptLimiter {
   private readonly logger = new Logger(LoginAttemptLimiter.name);
   private readonly perAddress: TokenBucketPolicy;
+  private readonly perAccountAndAddress: TokenBucketPolicy;
   private readonly perAccount: TokenBucketPolicy;
+  /** How long an address counts as having failed on an account after its last failure there. */
+  private readonly failedMarkMs: number;
   /** Derived from JWT_SECRET, so the keys cannot be recomputed from a list of e-mails without it. */
   private readonly accountKeySecret: Buffer;
 
@@ -80,10 +96,15 @@ export class LoginAttemptLimiter {
       burst: config.AUTH_RATE_LIMIT_PER_ADDRESS,
       refillEveryMs: config.authRateLimitWindowMs / config.AUTH_RATE_LIMIT_PER_ADDRESS,
     };
-    this.perAccount = {
+    this.perAccountAndAddress = {
       burst: config.LOGIN_MAX_FAILURES,
       refillEveryMs: config.loginFailureWindowMs / config.LOGIN_MAX_FAILURES,
     };
+    this.perAccount = {
+      burst: config.LOGIN_ACCOUNT_MAX_FAILURES,
+      refillEveryMs: config.loginFailureWindowMs / config.LOGIN_ACCOUNT_MAX_FAILURES,
+    };
+    this.failedMarkMs = Math.ceil(config.loginFailureWindowMs);
     this.accountKeySecret = Buffer.from(
       hkdfSync('sha256', config.jwtSecret, Buffer.alloc(0), 'login-attempt-limiter', 32),
     );
@@ -91,39 +112,98 @@ export class LoginAttemptLimiter {
 
   /**
    * Counts one request of `route` from `ip`; 429 past the limit. Redis not answering: login is
-   * refused with 503 (guessing must not become unlimited while Redis is away), the refresh routes
-   * go on (their tokens are 256-bit random or signed: nothing to guess, and sessions keep working).
+   * refused with 503 (guessing must not become unlimited while Redis is away), the other routes go
+   * on (their tokens are 256-bit random or signed: nothing to guess, and sessions keep working).
    */
   async countAddress(route: AuthAttemptRoute, ip: string): Promise<void> {
     const address = addressBucket(ip);
-    const answer = await this.take(`authlimit:address:${route}:${address}`, this.perAddress, 1, route);
+    const answer = await this.take(`authlimit:address:${route}:${address}`, this.perAddress, route);
     if (answer === null) return;
     if (answer.allowed) return;
     this.logger.warn({ route, address }, 'auth request refused: too many from this client address');
     throw Errors.rateLimited(retryAfterSeconds(answer.waitMs));
   }
 
-  /** Reserves one failure of the account named by `email`; 429 when it has none left. */
-  async reserveAccountFailure(email: string): Promise<AccountAttempt> {
+  /**
+   * Reserves one failed login of the account named by `email` from `ip`; 429 when that address has
+   * no failures left for the account, or when the account's own budget is spent and this address
+   * has already failed on it. Redis not answering: 503.
+   */
+  async reserveAccountFailure(email: string, ip: string): Promise<AccountAttempt> {
     const account = this.accountKey(email);
-    const key = `authlimit:account:${account}`;
-    const answer = await this.take(key, this.perAccount, 1, 'login');
-    if (answer && !answer.allowed) {
-      // The HMAC's head tells an operator two refusals were for one account, and nothing more.
-      this.logger.warn(
-        { account: account.slice(0, 16) },
-        'login refused: too many failures for this account',
-      );
-      throw Errors.rateLimited(retryAfterSeconds(answer.waitMs));
+    const address = addressBucket(ip);
+    const pairKey = `authlimit:account-address:${account}:${address}`;
+    const accountWideKey = `authlimit:account:${account}`;
+    const failedKey = `authlimit:account-failed:${account}:${address}`;
+    // The HMAC's head tells an operator two refusals were for one account, and nothing more.
+    const logged = { account: account.slice(0, 16), address };
+
+    const pair = await this.takeForLogin(pairKey, this.perAccountAndAddress);
+    if (!pair.allowed) {
+      this.logger.warn(logged, 'login refused: too many failures for this account from this address');
+      throw Errors.rateLimited(retryAfterSeconds(pair.waitMs));
+    }
+    const accountWide = await this.takeForLogin(accountWideKey, this.perAccount);
+    // Marks the address as one that failed on the account for a window; NX tells whether it already
+    // was: a fresh address gets its guess even when the account's budget is spent. A success removes
+    // only a mark this attempt made, so earlier failures from the address stay on record.
+    const firstFailureHere = await this.loginRedis((redis) =>
+      accountWide.allowed
+        ? this.markFailed(redis, failedKey)
+        : redis.set(failedKey, '1', 'PX', this.failedMarkMs, 'NX').then((ok) => ok === 'OK'),
+    );
+    if (!accountWide.allowed && !firstFailureHere) {
+      const markLeftMs = await this.loginRedis((redis) => redis.pttl(failedKey));
+      await this.giveBack(pairKey, this.perAccountAndAddress);
+      this.logger.warn(logged, 'login refused: account under guessing, and this address has failed on it');
+      // Either lifts the refusal: the address's mark running out, or the account's next failure.
+      throw Errors.rateLimited(retryAfterSeconds(Math.min(Math.max(markLeftMs, 0), accountWide.waitMs)));
     }
     return {
       succeeded: async () => {
         // Not given back if Redis fails now: the user loses one failure's worth of budget, nothing more.
-        await takeTokens(this.connection(), key, this.perAccount, -1).catch((err: unknown) =>
-          this.logger.warn({ err }, 'login failure reservation not given back: Redis did not answer'),
-        );
+        await Promise.all([
+          this.giveBack(pairKey, this.perAccountAndAddress),
+          accountWide.allowed ? this.giveBack(accountWideKey, this.perAccount) : undefined,
+          firstFailureHere ? this.unmarkFailed(failedKey) : undefined,
+        ]);
       },
     };
+  }
+
+  /** Sets the failed mark for a whole window from now; true when there was none. */
+  private async markFailed(redis: RedisClient, key: string): Promise<boolean> {
+    const [set] = (await redis
+      .multi()
+      .set(key, '1', 'PX', this.failedMarkMs, 'NX')
+      .pexpire(key, this.failedMarkMs)
+      .exec()) ?? [[new Error('transaction aborted'), null]];
+    if (set[0]) throw set[0];
+    return set[1] === 'OK';
+  }
+
+  private async giveBack(key: string, policy: TokenBucketPolicy): Promise<void> {
+    await takeTokens(this.connection(), key, policy, -1).catch((err: unknown) =>
+      this.logger.warn({ err }, 'login failure reservation not given back: Redis did not answer'),
+    );
+  }
+
+  private async unmarkFailed(key: string): Promise<void> {
+    await this.connection()
+      .del(key)
+      .catch((err: unknown) =>
+        this.logger.warn({ err }, 'login failure mark not removed: Redis did not answer'),
+      );
+  }
+
+  /** A Redis step of login: not answering means 503, as for the buckets. */
+  private async loginRedis<T>(step: (redis: RedisClient) => Promise<T>): Promise<T> {
+    try {
+      return await step(this.connection());
+    } catch (err) {
+      this.logger.error({ err }, 'login refused: Redis did not answer, so attempts cannot be counted');
+      throw Errors.serviceUnavailable('Login is unavailable for a moment; try again shortly');
+    }
   }
 
   private connection(): RedisClient {
@@ -137,22 +217,23 @@ export class LoginAttemptLimiter {
     return createHmac('sha256', this.accountKeySecret).update(normalised).digest('hex');
   }
 
+  /** A login bucket's answer; Redis not answering: 503. */
+  private takeForLogin(key: string, policy: TokenBucketPolicy): Promise<TokenBucketAnswer> {
+    return this.loginRedis((redis) => takeTokens(redis, key, policy));
+  }
+
   /** The bucket's answer, or null when Redis did not answer on a route that may go on without it. */
   private async take(
     key: string,
     policy: TokenBucketPolicy,
-    cost: number,
     route: AuthAttemptRoute,
   ): Promise<TokenBucketAnswer | null> {
+    if (route === 'login') return this.takeForLogin(key, policy);
     try {
-      return await takeTokens(this.connection(), key, policy, cost);
+      return await takeTokens(this.connection(), key, policy);
     } catch (err) {
-      if (route !== 'login') {
-        this.logger.warn({ err, route }, 'auth rate limit skipped: Redis did not answer');
-        return null;
-      }
-      this.logger.error({ err }, 'login refused: Redis did not answer, so attempts cannot be counted');
-      throw Errors.serviceUnavailable('Login is unavailable for a moment; try again shortly');
+      this.logger.warn({ err, route }, 'auth rate limit skipped: Redis did not answer');
+      return null;
     }
   }
 }
@@ -184,6 +265,7 @@ export const LimitAuthAttempts = (route: AuthAttemptRoute) =>
     ApiResponse({
       status: 429,
       type: ErrorBodyDto,
-      description: 'RATE_LIMITED: too many attempts from this address (or, for login, for this account)',
+      description:
+        'RATE_LIMITED: too many attempts from this address (for login: also for this account from this address)',
     }),
   );
