@@ -26,7 +26,7 @@ export class ApiError extends Error {
  * holding it keep working without re-rendering). A password sign-in keeps the refresh token and
  * renews the access token with it, rotating it as the client libraries do; a portal link's session
  * has no refresh token and simply ends. Sign out revokes it on the server
- * (docs/product-decisions.md, "Login and tokens").
+ * (docs/product-decisions.md#2-identities-login-api-keys).
  */
 export interface Session {
   token: string;

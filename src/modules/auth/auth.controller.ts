@@ -70,11 +70,11 @@ export class AuthController {
 
   @Post('logout-all')
   @ApiEndpoint({
-    summary: 'Log out everywhere: end every session of the Bearer token\'s user',
+    summary: "Log out everywhere: end every session of the Bearer token's user",
     description:
-      "Extension. Revokes every login session (refresh family) of the caller and every webhook-portal session " +
+      'Extension. Revokes every login session (refresh family) of the caller and every webhook-portal session ' +
       'opened by their portal links; all their tokens are 401 on every API instance within a second. Needs a ' +
-      'login token (a portal session cannot end its user\'s other sessions).',
+      "login token (a portal session cannot end its user's other sessions).",
     auth: 'jwt',
     response: LogoutAllDto,
   })

@@ -18,7 +18,7 @@ export const PORTAL_SESSION_INVALIDATION = 'portal-session';
  * out (see InvalidationBus).
  *
  * A family is revoked as soon as any of its rows is: a refresh that raced the revocation may have
- * added a row after it, and that row must be refused too (docs/product-decisions.md, "Login and tokens").
+ * added a row after it, and that row must be refused too (docs/product-decisions.md#2-identities-login-api-keys).
  *
  * The one owner of portal_sessions' queries. The bus is absent in the CLI (no Redis there): then
  * every check reads the database and a revocation is not announced.

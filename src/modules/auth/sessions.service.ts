@@ -3,7 +3,7 @@ import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import type { Actor } from '../../common/http/request-context';
 import { SessionRevocationsService } from './session-revocations.service';
 
-/** Ending sessions on request: the logout routes' rules (docs/product-decisions.md, "Login and tokens"). */
+/** Ending sessions on request: the logout routes' rules (docs/product-decisions.md#2-identities-login-api-keys). */
 @Injectable()
 export class SessionsService {
   constructor(private readonly revocations: SessionRevocationsService) {}

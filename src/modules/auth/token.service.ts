@@ -233,7 +233,7 @@ export class TokenService {
    * Marks the matching refresh token used, in one statement that also checks its family: no row of
    * the family may be revoked. A logout that ran while an earlier refresh of the same family was
    * between its claim and its insert revoked every row but the one inserted after it; this check
-   * makes that last row useless as well (docs/product-decisions.md, "Login and tokens"). Of two
+   * makes that last row useless as well (docs/product-decisions.md#2-identities-login-api-keys). Of two
    * concurrent claims of one row, exactly one gets it.
    */
   private async claimRefreshRow(match: Prisma.Sql): Promise<ClaimedRefreshRow | null> {
