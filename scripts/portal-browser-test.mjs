@@ -40,6 +40,8 @@ const env = {
   // no automatic retry during the run: the resend is what brings the SUCCESS
   WEBHOOK_RETRY_SCHEDULE: '1h',
   DEMO_STATE_FILE: join(stateDir, 'demo.json'),
+  // short-lived access tokens: the portal must renew them with its refresh token during the run
+  JWT_EXPIRES_IN: '8s',
   LOG_LEVEL: 'warn',
 };
 
@@ -78,6 +80,48 @@ async function apiCall(method, path, token, body, apiKey) {
   return (await res.json()).data;
 }
 
+/** The status of a call made with a token captured from the page (the page's own calls aside). */
+async function statusWith(method, path, token, body) {
+  const res = await fetch(`${base}/api${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return res.status;
+}
+
+/**
+ * What a page's session sends and receives, as someone reading its traffic would capture it: the
+ * last Bearer token it sent, the first one, the last refresh token it was given and how many
+ * renewals it made.
+ */
+function watchSession(page) {
+  const seen = { first: null, token: null, refreshToken: null, renewals: 0 };
+  page.on('request', (request) => {
+    const authorization = request.headers().authorization;
+    if (!request.url().startsWith(`${base}/api/`) || !authorization) return;
+    seen.token = authorization.replace(/^Bearer /, '');
+    seen.first ??= seen.token;
+  });
+  page.on('response', async (response) => {
+    const path = new URL(response.url()).pathname;
+    if (response.status() !== 200 || !['/api/auth/login', '/api/auth/refresh-token'].includes(path)) return;
+    seen.refreshToken = (await response.json()).data.refreshToken;
+    if (path === '/api/auth/refresh-token') seen.renewals++;
+  });
+  return seen;
+}
+
+/** Clicks Sign out and checks that the page called the logout route and showed the sign-in form. */
+async function signOutOf(page) {
+  const loggedOut = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/auth/logout');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  const status = (await loggedOut).status();
+  if (status !== 200) throw new Error(`Sign out: POST /api/auth/logout answered ${status}`);
+  await page.getByText('You are signed out.').waitFor();
+  await page.getByLabel('E-mail').waitFor();
+}
+
 const receiver = createServer((request, response) => {
   request.resume();
   request.on('end', () => {
@@ -114,6 +158,7 @@ try {
     ],
   });
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  const signedIn = watchSession(page);
   const expectText = (text) => page.getByText(text).first().waitFor({ timeout: 15_000 });
 
   // --- password sign-in, then the community picker
@@ -183,6 +228,30 @@ try {
   await page.locator(`li[data-endpoint="${hook}"]`).getByRole('button', { name: 'Delete' }).click();
   await page.locator(`li[data-endpoint="${hook}"]`).waitFor({ state: 'detached' });
 
+  // --- the first access token expires (JWT_EXPIRES_IN); the portal renews it with its refresh token
+  await waitFor(
+    async () => (await statusWith('GET', '/admin/sdk/me', signedIn.first)) === 401,
+    'the first access token to expire',
+  );
+  await page.getByRole('button', { name: 'Event catalog' }).click();
+  await page.getByRole('button', { name: 'Endpoints' }).click();
+  await page.locator('li[data-endpoint]').first().waitFor();
+  if (signedIn.renewals < 1) throw new Error('the portal did not renew its access token');
+
+  // --- Sign out ends the session on the server: the tokens captured from the page are refused
+  const live = signedIn.token;
+  if ((await statusWith('GET', '/admin/sdk/me', live)) !== 200) throw new Error('the live token is refused');
+  await signOutOf(page);
+  await page.screenshot({ path: join(shots, '08-signed-out.png'), fullPage: true });
+  for (const token of new Set([live, signedIn.token])) {
+    const status = await statusWith('GET', '/admin/sdk/me', token);
+    if (status !== 401) throw new Error(`an access token from the page answers ${status} after Sign out`);
+  }
+  const refreshed = await statusWith('POST', '/auth/refresh-token', undefined, {
+    refreshToken: signedIn.refreshToken,
+  });
+  if (refreshed !== 401) throw new Error(`the page's refresh token answers ${refreshed} after Sign out`);
+
   // --- portal link sign-in, at phone width; a used link shows a clear page
   const login = await apiCall('POST', '/auth/login', undefined, {
     email: owner,
@@ -191,16 +260,26 @@ try {
   });
   const link = await apiCall('POST', `/communities/${pro.id}/webhooks/portal-links`, login.accessToken, {});
   const phone = await browser.newPage({ viewport: { width: 375, height: 800 } });
+  const linked = watchSession(phone);
   await phone.goto(link.url);
   await phone
     .getByRole('heading', { name: 'Webhooks · Demo Pro' /* the seed's name of demo-pro */ })
     .waitFor();
   if (phone.url().includes('token=')) throw new Error('the token stayed in the address bar');
-  await phone.screenshot({ path: join(shots, '08-link-sign-in-375px.png'), fullPage: true });
+  await phone.screenshot({ path: join(shots, '09-link-sign-in-375px.png'), fullPage: true });
+
+  // --- Sign out ends the portal-link session too
+  const hooksOfPro = `/communities/${pro.id}/webhooks`;
+  await waitFor(async () => linked.token !== null, 'the portal session to call the API');
+  const portalToken = linked.token;
+  if ((await statusWith('GET', hooksOfPro, portalToken)) !== 200) throw new Error('portal session refused');
+  await signOutOf(phone);
+  const afterSignOut = await statusWith('GET', hooksOfPro, portalToken);
+  if (afterSignOut !== 401) throw new Error(`the portal session answers ${afterSignOut} after Sign out`);
   await phone.goto('about:blank');
   await phone.goto(link.url);
   await phone.getByText('This portal link cannot be used').waitFor();
-  await phone.screenshot({ path: join(shots, '09-used-link.png'), fullPage: true });
+  await phone.screenshot({ path: join(shots, '10-used-link.png'), fullPage: true });
 
   if (process.argv.includes('--update-docs')) {
     copyFileSync(join(shots, '05-delivery-log.png'), join(root, 'docs', 'portal-delivery-log.png'));

@@ -21,20 +21,111 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The signed-in session, kept in memory only and mutated in place when renewed (so that views
+ * holding it keep working without re-rendering). A password sign-in keeps the refresh token and
+ * renews the access token with it, rotating it as the client libraries do; a portal link's session
+ * has no refresh token and simply ends. Sign out revokes it on the server
+ * (docs/product-decisions.md#2-identities-login-api-keys).
+ */
 export interface Session {
   token: string;
+  /** password sign-in only: single use, replaced by every renewal */
+  refreshToken?: string;
+  /** when to renew the access token (ms since the epoch), a little before it expires */
+  renewAt?: number;
   /** set by a portal link: the only community this session may open */
   communityId?: string;
+  /** the renewal under way: two at once would re-use one refresh token, which ends the session */
+  renewing?: Promise<void>;
+  /** called once the session is refused for good (revoked, or its refresh token no longer works) */
+  onEnded?: () => void;
 }
 
+export interface TokenPair {
+  accessToken: string;
+  refreshToken: string;
+  /** seconds */
+  expiresIn: number;
+}
+
+/** Renew at 90 % of the access token's lifetime, so that a call rarely meets an expired one. */
+const RENEW_AT_FRACTION = 0.9;
+
+/** A password sign-in's session from POST /auth/login's (or a renewal's) answer. */
+export function sessionFromPair(pair: TokenPair): Session {
+  const session: Session = { token: '' };
+  adoptPair(session, pair);
+  return session;
+}
+
+function adoptPair(session: Session, pair: TokenPair): void {
+  session.token = pair.accessToken;
+  session.refreshToken = pair.refreshToken;
+  session.renewAt = Date.now() + pair.expiresIn * 1000 * RENEW_AT_FRACTION;
+}
+
+/** Rotates the refresh token into a new pair; one renewal at a time per session. */
+function renew(session: Session): Promise<void> {
+  session.renewing ??= (async () => {
+    try {
+      const pair = await send<TokenPair>(null, 'POST', '/auth/refresh-token', {
+        refreshToken: session.refreshToken,
+      });
+      adoptPair(session, pair);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) session.onEnded?.();
+      throw err;
+    } finally {
+      session.renewing = undefined;
+    }
+  })();
+  return session.renewing;
+}
+
+/**
+ * A call with the session's access token. A password session renews it first when due, and once
+ * more on a 401 (an access token that expired meanwhile); a session refused for good ends.
+ */
 export async function api<T>(
   session: Session | null,
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<T> {
+  if (!session) return send<T>(null, method, path, body);
+  if (session.renewing) await session.renewing;
+  if (session.refreshToken && session.renewAt !== undefined && Date.now() >= session.renewAt) {
+    await renew(session);
+  }
+  const sentWith = session.token;
+  try {
+    return await send<T>(sentWith, method, path, body);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 401) throw err;
+    if (!session.refreshToken) {
+      session.onEnded?.();
+      throw err;
+    }
+    // renewed by another call meanwhile, or renewed now: either way one more try with the new token
+    if (session.token === sentWith) await (session.renewing ?? renew(session));
+    return send<T>(session.token, method, path, body);
+  }
+}
+
+/** Ends the session on the server (every API instance refuses its tokens within a second). */
+export async function signOut(session: Session): Promise<void> {
+  await api(session, 'POST', '/auth/logout', {});
+}
+
+async function send<T>(
+  token: string | null,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (session) headers.authorization = `Bearer ${session.token}`;
+  if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {

@@ -9,6 +9,9 @@ import {
   type EventType,
   localTime,
   type Session,
+  sessionFromPair,
+  signOut,
+  type TokenPair,
   type Webhook,
 } from './api';
 import './styles.css';
@@ -61,7 +64,15 @@ function SecretOnce({ secret, onDone }: { secret: string; onDone: () => void }) 
 }
 
 /** Sign-in: e-mail and password, or a portal link's token from the URL fragment. */
-function SignIn({ onSession, linkError }: { onSession: (s: Session) => void; linkError: string | null }) {
+function SignIn({
+  onSession,
+  linkError,
+  notice,
+}: {
+  onSession: (s: Session) => void;
+  linkError: string | null;
+  notice: string | null;
+}) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
@@ -69,6 +80,11 @@ function SignIn({ onSession, linkError }: { onSession: (s: Session) => void; lin
   return (
     <main class="narrow">
       <h1>Webhook portal</h1>
+      {notice && (
+        <p class="notice" role="status">
+          {notice}
+        </p>
+      )}
       {linkError && (
         <section class="card" role="alert">
           <h2>This portal link cannot be used</h2>
@@ -82,8 +98,8 @@ function SignIn({ onSession, linkError }: { onSession: (s: Session) => void; lin
           setBusy(true);
           setError(null);
           try {
-            const pair = await api<{ accessToken: string }>(null, 'POST', '/auth/login', { email, password });
-            onSession({ token: pair.accessToken });
+            const pair = await api<TokenPair>(null, 'POST', '/auth/login', { email, password });
+            onSession(sessionFromPair(pair));
           } catch (err) {
             setError(errorText(err));
           } finally {
@@ -119,7 +135,15 @@ function SignIn({ onSession, linkError }: { onSession: (s: Session) => void; lin
   );
 }
 
-function Picker({ session, onPick }: { session: Session; onPick: (c: Community) => void }) {
+function Picker({
+  session,
+  onPick,
+  onSignOut,
+}: {
+  session: Session;
+  onPick: (c: Community) => void;
+  onSignOut: () => void;
+}) {
   const [communities, setCommunities] = useState<Community[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -129,7 +153,12 @@ function Picker({ session, onPick }: { session: Session; onPick: (c: Community) 
   }, [session]);
   return (
     <main class="narrow">
-      <h1>Choose a community</h1>
+      <header class="row spread">
+        <h1>Choose a community</h1>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
       <Alert error={error} />
       {!communities && !error && <p aria-live="polite">Loading your communities…</p>}
       {communities?.length === 0 && <p>You do not manage webhooks in any community.</p>}
@@ -709,6 +738,7 @@ function App() {
   const [community, setCommunity] = useState<{ id: string; name: string } | null>(null);
   const [linkError, setLinkError] = useState<string | null>(null);
   const [exchanging, setExchanging] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => {
     const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
     if (!token) return;
@@ -722,17 +752,41 @@ function App() {
       { token },
     )
       .then((portal) => {
-        setSession({ token: portal.accessToken, communityId: portal.communityId });
+        start({ token: portal.accessToken, communityId: portal.communityId });
         setCommunity({ id: portal.communityId, name: portal.communityName });
       })
       .catch((err) => setLinkError(errorText(err)))
       .finally(() => setExchanging(false));
   }, []);
-  const signOut = () => (setSession(null), setCommunity(null));
+  const leave = (message: string | null) => {
+    setSession(null);
+    setCommunity(null);
+    setNotice(message);
+  };
+  function start(next: Session) {
+    next.onEnded = () => leave('Your session has ended. Sign in again to continue.');
+    setNotice(null);
+    setSession(next);
+  }
+  const end = async () => {
+    if (!session) return;
+    // the server forgets the session first: a token copied from this page stops working everywhere
+    session.onEnded = undefined;
+    try {
+      await signOut(session);
+      leave('You are signed out.');
+    } catch (err) {
+      leave(
+        err instanceof ApiError && err.status === 401
+          ? 'You are signed out.'
+          : `Signed out of this page, but the service could not confirm it: ${errorText(err)}`,
+      );
+    }
+  };
   if (exchanging) return <p aria-live="polite">Opening the portal…</p>;
-  if (!session) return <SignIn onSession={setSession} linkError={linkError} />;
-  if (!community) return <Picker session={session} onPick={setCommunity} />;
-  return <Portal session={session} community={community} onSignOut={signOut} />;
+  if (!session) return <SignIn onSession={start} linkError={linkError} notice={notice} />;
+  if (!community) return <Picker session={session} onPick={setCommunity} onSignOut={end} />;
+  return <Portal session={session} community={community} onSignOut={end} />;
 }
 
 render(<App />, document.getElementById('app')!);

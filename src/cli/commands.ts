@@ -8,6 +8,7 @@ import { ApiKeysService } from '../modules/account/api-keys.service';
 import { CommunitiesService } from '../modules/account/communities.service';
 import { CreateCommunityDto } from '../modules/account/dto/create-community.dto';
 import { PasswordService } from '../modules/auth/password.service';
+import { SessionRevocationsService } from '../modules/auth/session-revocations.service';
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
 import { MembershipsService } from '../modules/members/memberships.service';
@@ -259,7 +260,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
       'Sets the password of an existing user (e.g. one added by member:add), at least 8 characters. ' +
       'Typed at a hidden prompt in a terminal; --password-stdin reads it from standard input instead ' +
       '(echo "$PW" | npm run cli -- user:set-password --email E --password-stdin). ' +
-      "The user's refresh tokens are revoked: other sessions end when their access token expires.",
+      'Every session of the user ends (logins and webhook-portal sessions); API instances refuse their ' +
+      'tokens within a minute (the CLI has no Redis to announce it at once).',
     options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
     async run(app, options, io) {
       const address = email(options);
@@ -274,13 +276,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
         throw new CliError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
       }
       const passwordHash = await app.get(PasswordService).hash(password);
-      await prisma.$transaction([
-        prisma.user.update({ where: { id: user.id }, data: { passwordHash } }),
-        prisma.refreshToken.updateMany({
-          where: { userId: user.id, revokedAt: null },
-          data: { revokedAt: new Date() },
-        }),
-      ]);
+      await prisma.user.update({ where: { id: user.id }, data: { passwordHash } });
+      // whoever knew the old password may hold a session: every one of them ends, portal sessions too
+      await app.get(SessionRevocationsService).revokeAllOf(user.id);
       return [`Password of ${address} set; it can log in now`];
     },
   },

@@ -123,11 +123,19 @@ describe('webhook portal links', () => {
     expect(other.status).toBe(403);
     expect(other.body.error).toMatch(/another community/);
 
-    // a session cannot mint further links (it would outlive its own), nor reach the member routes
+    // a session cannot mint further links (it would outlive its own), nor end its user's other sessions
     const relink = await call(t.app, 'POST', linksUrl(a.community.id), { token: session });
     expect(relink.status).toBe(401);
+    const logoutAll = await call(t.app, 'POST', '/api/auth/logout-all', { token: session });
+    expect(logoutAll.status).toBe(401);
+    expect(logoutAll.body.error).toMatch(/portal session cannot call this route/);
+    expect((await call(t.app, 'GET', '/api/admin/sdk/me', { token: a.token })).status).toBe(200);
+    // ... but it can end itself (test/auth/sessions.e2e-spec.ts covers the other instances)
     const logout = await call(t.app, 'POST', '/api/auth/logout', { token: session });
-    expect(logout.status).toBe(401);
+    expect(logout.status).toBe(200);
+    const after = await call(t.app, 'GET', `/api/communities/${a.community.id}/webhooks`, { token: session });
+    expect(after.status).toBe(401);
+    expect(after.body.error).toBe('This session has been revoked');
   });
 
   it('needs WEBHOOKS_MANAGE in that community, the webhooks feature and a login token', async () => {

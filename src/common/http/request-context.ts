@@ -10,7 +10,7 @@ export interface Actor {
   isPlatformAdmin: boolean;
   /** tenantId claim of the token, or the API key's community */
   defaultCommunityId: string | null;
-  /** refresh-token family of the login session (JWT only) */
+  /** the session a Bearer token belongs to: a login's refresh family, or a portal session (portalCommunityId set) */
   sessionId?: string;
   /** a webhook-portal session (issue 15): the one community whose portal routes it may use */
   portalCommunityId?: string;

@@ -1,13 +1,15 @@
 import { Body, Controller, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Public } from '../../common/decorators/auth.decorators';
+import { AllowPortalSession, Public } from '../../common/decorators/auth.decorators';
+import { CurrentActor } from '../../common/decorators/request.decorators';
 import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import { ApiEndpoint } from '../../common/http/api-docs';
-import type { AppRequest } from '../../common/http/request-context';
+import type { Actor, AppRequest } from '../../common/http/request-context';
 import { AuthService } from './auth.service';
 import { LimitAuthAttempts } from './login-attempt-limiter';
 import { LoginDto, RefreshTokenDto } from './dto/login.dto';
-import { LogoutDto, TokenPairDto } from './dto/token-pair.dto';
+import { LogoutAllDto, LogoutDto, TokenPairDto } from './dto/token-pair.dto';
+import { SessionsService } from './sessions.service';
 import { TokenService } from './token.service';
 
 @ApiTags('auth')
@@ -16,6 +18,7 @@ export class AuthController {
   constructor(
     private readonly auth: AuthService,
     private readonly tokens: TokenService,
+    private readonly sessions: SessionsService,
   ) {}
 
   @Post('login')
@@ -49,21 +52,34 @@ export class AuthController {
   }
 
   @Post('logout')
+  @AllowPortalSession()
   @ApiEndpoint({
     summary: "Log out: revoke the Bearer token's session",
     description:
-      'Revokes the refresh family of the access token: its refresh tokens and every access token of the ' +
-      'session (a later logout, refresh or any other call with them is 401, on every API instance within ' +
-      'a second). Other sessions of the same user are untouched.',
+      'With a login token: revokes its refresh family, i.e. its refresh tokens and every access token of the ' +
+      'session. With a webhook-portal session token: ends that portal session. A later logout, refresh or any ' +
+      'other call with them is 401, on every API instance within a second. Other sessions of the same user ' +
+      'are untouched (POST /api/auth/logout-all ends them all).',
     auth: 'jwt',
     response: LogoutDto,
   })
-  async logout(@Req() request: AppRequest): Promise<LogoutDto> {
-    // The guard accepted a Bearer token (API keys are refused here), so the actor has its session.
-    const sessionId = request.actor?.sessionId;
-    if (!sessionId) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
-    await this.tokens.revokeFamily(sessionId);
+  async logout(@CurrentActor() actor: Actor): Promise<LogoutDto> {
+    await this.sessions.logout(actor);
     return { loggedOut: true };
+  }
+
+  @Post('logout-all')
+  @ApiEndpoint({
+    summary: "Log out everywhere: end every session of the Bearer token's user",
+    description:
+      'Extension. Revokes every login session (refresh family) of the caller and every webhook-portal session ' +
+      'opened by their portal links; all their tokens are 401 on every API instance within a second. Needs a ' +
+      "login token (a portal session cannot end its user's other sessions).",
+    auth: 'jwt',
+    response: LogoutAllDto,
+  })
+  async logoutAll(@CurrentActor() actor: Actor): Promise<LogoutAllDto> {
+    return { loggedOut: true, sessionsEnded: await this.sessions.logoutEverywhere(actor) };
   }
 
   @Post('refresh-token')

@@ -9,6 +9,7 @@ import { CredentialsService } from './credentials.service';
 import { LoginAttemptLimiter } from './login-attempt-limiter';
 import { PasswordService } from './password.service';
 import { SessionRevocationsService } from './session-revocations.service';
+import { SessionsService } from './sessions.service';
 import { TokenService } from './token.service';
 import { UsersService } from './users.service';
 
@@ -32,6 +33,7 @@ import { UsersService } from './users.service';
     LoginAttemptLimiter,
     PasswordService,
     SessionRevocationsService,
+    SessionsService,
     TokenService,
     UsersService,
   ],
@@ -40,6 +42,7 @@ import { UsersService } from './users.service';
     CREDENTIAL_CHECK,
     LoginAttemptLimiter,
     PasswordService,
+    SessionRevocationsService,
     TokenService,
     UsersService,
     JwtModule,

@@ -116,9 +116,16 @@ export class CredentialsService implements CredentialCheck {
     };
   }
 
-  /** A webhook-portal session: the link creator, confined to one community (AuthGuard enforces it). */
+  /**
+   * A webhook-portal session: the link creator, confined to one community (AuthGuard enforces it),
+   * while its session row is not revoked (asked like a login's family, from memory while warm).
+   */
   private async fromPortalSession(claims: PortalClaims): Promise<CredentialResult> {
-    const user = await this.user(claims.userId);
+    const [revoked, user] = await Promise.all([
+      this.revocations.isPortalSessionRevoked(claims.sid),
+      this.user(claims.userId),
+    ]);
+    if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
     if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     return {
       status: 'ok',
@@ -129,6 +136,7 @@ export class CredentialsService implements CredentialCheck {
         // a platform admin's portal link still opens one community's webhooks, as a member would
         isPlatformAdmin: false,
         defaultCommunityId: claims.communityId,
+        sessionId: claims.sid,
         portalCommunityId: claims.communityId,
       },
     };

@@ -1,24 +1,32 @@
 import { Injectable, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { PrismaService } from '../../prisma/prisma.service';
 import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
 
 /** The bus kind under which a refresh family's revocation is announced. */
 export const SESSION_INVALIDATION = 'session';
+/** The bus kind under which a webhook-portal session's revocation is announced; the id is its sid. */
+export const PORTAL_SESSION_INVALIDATION = 'portal-session';
 
 /**
- * "Is login session (refresh family) X revoked?" for every Bearer request. PostgreSQL
- * (refresh_tokens.revoked_at) is the truth; each instance caches the answer in memory and drops it
- * when any instance announces a revocation on the invalidation bus, so a revoked family's access
- * tokens are refused everywhere within the bus's delivery time, with no database read per request
- * while the cache is warm. Revocation is permanent, so only a stale "not revoked" could hurt, and
- * the bus rules that out (see InvalidationBus).
+ * "Is session X revoked?" for every Bearer request, for both kinds of session: a login (its refresh
+ * family, refresh_tokens.revoked_at) and a webhook-portal session (portal_sessions.revoked_at).
+ * PostgreSQL is the truth; each instance caches the answer in memory and drops it when any instance
+ * announces a revocation on the invalidation bus, so a revoked session's tokens are refused
+ * everywhere within the bus's delivery time, with no database read per request while the cache is
+ * warm. Revocation is permanent, so only a stale "not revoked" could hurt, and the bus rules that
+ * out (see InvalidationBus).
  *
- * The bus is absent in the CLI (no Redis there): then every check reads the database and a
- * revocation is not announced.
+ * A family is revoked as soon as any of its rows is: a refresh that raced the revocation may have
+ * added a row after it, and that row must be refused too (docs/product-decisions.md#2-identities-login-api-keys).
+ *
+ * The one owner of portal_sessions' queries. The bus is absent in the CLI (no Redis there): then
+ * every check reads the database and a revocation is not announced.
  */
 @Injectable()
 export class SessionRevocationsService {
   private readonly cache?: InvalidatingCache<boolean>;
+  private readonly portalCache?: InvalidatingCache<boolean>;
 
   constructor(
     private readonly prisma: PrismaService,
@@ -26,11 +34,24 @@ export class SessionRevocationsService {
   ) {
     // maxAgeMs bounds the harm of a lost publish from an instance cut off from Redis.
     this.cache = bus?.cache<boolean>(SESSION_INVALIDATION, { maxEntries: 50_000, maxAgeMs: 60_000 });
+    this.portalCache = bus?.cache<boolean>(PORTAL_SESSION_INVALIDATION, {
+      maxEntries: 50_000,
+      maxAgeMs: 60_000,
+    });
   }
 
   isRevoked(familyId: string): Promise<boolean> {
-    const load = () => this.readRevoked(familyId);
+    const load = () => this.isRevokedInDatabase(familyId);
     return this.cache ? this.cache.get(familyId, load) : load();
+  }
+
+  /** The family's state read now, bypassing the cache (the refresh paths' second look after a refusal). */
+  async isRevokedInDatabase(familyId: string): Promise<boolean> {
+    const row = await this.prisma.refreshToken.findFirst({
+      where: { familyId, revokedAt: { not: null } },
+      select: { id: true },
+    });
+    return row !== null;
   }
 
   /** Revokes every refresh token of the family and tells every instance. Answers whether any was live. */
@@ -43,11 +64,59 @@ export class SessionRevocationsService {
     return count > 0;
   }
 
-  private async readRevoked(familyId: string): Promise<boolean> {
-    const row = await this.prisma.refreshToken.findFirst({
-      where: { familyId, revokedAt: { not: null } },
+  /** Records the session a portal link opens; its id is the `sid` of the session's token. */
+  async openPortalSession(session: {
+    userId: string;
+    communityId: string;
+    linkId: string;
+    expiresAt: Date;
+  }): Promise<string> {
+    const { id } = await this.prisma.portalSession.create({
+      data: { id: randomUUID(), ...session },
       select: { id: true },
     });
-    return row !== null;
+    return id;
+  }
+
+  /** A session with no row (its link was deleted with its community) counts as revoked. */
+  isPortalSessionRevoked(sessionId: string): Promise<boolean> {
+    const load = async () => {
+      const row = await this.prisma.portalSession.findUnique({
+        where: { id: sessionId },
+        select: { revokedAt: true },
+      });
+      return !row || row.revokedAt !== null;
+    };
+    return this.portalCache ? this.portalCache.get(sessionId, load) : load();
+  }
+
+  /** Ends one portal session on every instance. Answers whether it was live. */
+  async revokePortalSession(sessionId: string): Promise<boolean> {
+    const { count } = await this.prisma.portalSession.updateMany({
+      where: { id: sessionId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    await this.bus?.publish(PORTAL_SESSION_INVALIDATION, sessionId);
+    return count > 0;
+  }
+
+  /**
+   * Ends every session of the user: each login's refresh family and each portal session, announced
+   * one by one so that every instance drops exactly those. Answers how many sessions were live.
+   */
+  async revokeAllOf(userId: string): Promise<number> {
+    const families = await this.prisma.$queryRaw<{ familyId: string }[]>`
+      WITH revoked AS (
+        UPDATE refresh_tokens SET revoked_at = now()
+         WHERE user_id = ${userId}::uuid AND revoked_at IS NULL
+     RETURNING family_id)
+      SELECT DISTINCT family_id::text AS "familyId" FROM revoked`;
+    const portals = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE portal_sessions SET revoked_at = now()
+       WHERE user_id = ${userId}::uuid AND revoked_at IS NULL
+   RETURNING id::text AS id`;
+    for (const { familyId } of families) await this.bus?.publish(SESSION_INVALIDATION, familyId);
+    for (const { id } of portals) await this.bus?.publish(PORTAL_SESSION_INVALIDATION, id);
+    return families.length + portals.length;
   }
 }

@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import { isUuid } from '../../common/validation/uuid';
+import { Prisma } from '../../generated/prisma/client';
 import { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
 import { sha256Hex } from './api-key-format';
@@ -12,7 +13,7 @@ import { SessionRevocationsService } from './session-revocations.service';
 /** The Postgres schema that holds tenant rows: every community shares `public` in this layout. */
 export const TENANT_SCHEMA = 'public';
 
-/** Claims of an access token (spec §2 plus sub/iat/exp/jti; sid names the refresh family). */
+/** Claims of an access token (the contract's claims plus sub/iat/exp/jti; sid names the refresh family). */
 export interface AccessClaims {
   userId: string;
   email: string;
@@ -59,15 +60,17 @@ function hasWellFormedClaims(claims: Partial<AccessClaims> | null | undefined): 
 }
 
 /**
- * Claims of a webhook-portal session (issue 15), opened by a single-use portal link. `typ: 'portal'`
- * keeps it out of every route not marked @AllowPortalSession(), and communityId out of every other
- * community; the user is the link's creator, whose permissions are checked again on each request.
+ * Claims of a webhook-portal session, opened by a single-use portal link. `typ: 'portal'` keeps it
+ * out of every route not marked @AllowPortalSession(), and communityId out of every other community;
+ * the user is the link's creator, whose permissions are checked again on each request. `sid` is the
+ * session's row (portal_sessions), which logout revokes.
  */
 export interface PortalClaims {
   typ: 'portal';
   userId: string;
   communityId: string;
   linkId: string;
+  sid: string;
   sub: string;
   iat: number;
   exp: number;
@@ -80,8 +83,15 @@ function hasWellFormedPortalClaims(claims: Partial<PortalClaims> | null | undefi
     claims.typ === 'portal' &&
     isUuid(claims.userId) &&
     isUuid(claims.communityId) &&
-    isUuid(claims.linkId)
+    isUuid(claims.linkId) &&
+    isUuid(claims.sid)
   );
+}
+
+interface ClaimedRefreshRow {
+  familyId: string;
+  userId: string;
+  communityId: string | null;
 }
 
 interface TokenUser {
@@ -138,14 +148,23 @@ export class TokenService {
     return claims;
   }
 
-  /** A portal session token for the link's creator in the link's community (no refresh token). */
-  issuePortalSession(link: { id: string; communityId: string; createdById: string }): {
+  /**
+   * A portal session for the link's creator in the link's community (no refresh token): a row that
+   * logout can revoke, and a token naming it.
+   */
+  async issuePortalSession(link: { id: string; communityId: string; createdById: string }): Promise<{
     accessToken: string;
     expiresIn: number;
-  } {
+  }> {
     const expiresIn = this.config.portalSessionTtlSeconds;
+    const sid = await this.revocations.openPortalSession({
+      userId: link.createdById,
+      communityId: link.communityId,
+      linkId: link.id,
+      expiresAt: new Date(Date.now() + expiresIn * 1000),
+    });
     const accessToken = this.jwt.sign(
-      { typ: 'portal', userId: link.createdById, communityId: link.communityId, linkId: link.id },
+      { typ: 'portal', userId: link.createdById, communityId: link.communityId, linkId: link.id, sid },
       { subject: link.createdById, expiresIn, algorithm: 'HS256' },
     );
     return { accessToken, expiresIn };
@@ -164,29 +183,21 @@ export class TokenService {
    * POST /auth/refresh: the access token is consumed together with the refresh token minted with it
    * (the row carrying its jti). One conditional UPDATE claims that row, so of two calls with one
    * access token exactly one gets a new pair; a replay of an already consumed pair is re-use, like
-   * the re-use of a retired refresh token, and revokes the family.
+   * the re-use of a retired refresh token, and revokes the family. The UPDATE also checks the
+   * family (see claimRefreshRow).
    */
   async refreshFromAccessToken(claims: AccessClaims): Promise<TokenPair> {
-    const user = await this.prisma.user.findUnique({ where: { id: claims.userId } });
-    if (!user || !isUuid(claims.jti)) {
-      throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
-    }
-    const claimed = await this.prisma.refreshToken.updateMany({
-      where: {
-        accessJti: claims.jti,
-        familyId: claims.sid,
-        usedAt: null,
-        revokedAt: null,
-        expiresAt: { gt: new Date() },
-      },
-      data: { usedAt: new Date() },
-    });
-    if (claimed.count === 0) {
+    if (!isUuid(claims.jti)) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
+    const claimed = await this.claimRefreshRow(Prisma.sql`t.access_jti = ${claims.jti}::uuid
+      AND t.family_id = ${claims.sid}::uuid`);
+    if (!claimed) {
       const pair = await this.prisma.refreshToken.findUnique({
         where: { accessJti: claims.jti },
         select: { familyId: true, usedAt: true, revokedAt: true },
       });
-      if (pair?.revokedAt) throw Errors.unauthorized('This session has been revoked');
+      if (pair && (pair.revokedAt || (await this.revocations.isRevokedInDatabase(pair.familyId)))) {
+        throw Errors.unauthorized('This session has been revoked');
+      }
       if (pair?.usedAt) {
         await this.revokeFamily(pair.familyId);
         throw Errors.unauthorized(
@@ -195,28 +206,52 @@ export class TokenService {
       }
       throw Errors.unauthorized('This access token cannot be refreshed; log in again');
     }
-    return this.issue(user, claims.tenantId, claims.sid);
+    return this.issueAfterClaim(claimed);
   }
 
   /** POST /auth/refresh-token: single use; a second use revokes every token of the family. */
   async refreshFromRefreshToken(refreshToken: string): Promise<TokenPair> {
+    const tokenHash = sha256Hex(refreshToken);
+    const claimed = await this.claimRefreshRow(Prisma.sql`t.token_hash = ${tokenHash}`);
+    if (claimed) return this.issueAfterClaim(claimed);
     const stored = await this.prisma.refreshToken.findUnique({
-      where: { tokenHash: sha256Hex(refreshToken) },
-      include: { user: true },
+      where: { tokenHash },
+      select: { familyId: true, usedAt: true, revokedAt: true, expiresAt: true },
     });
     if (!stored || stored.revokedAt || stored.expiresAt <= new Date()) {
       throw Errors.unauthorized('Invalid or expired refresh token');
     }
-    // The conditional update is the single-use check: of two concurrent uses, one wins.
-    const claimed = await this.prisma.refreshToken.updateMany({
-      where: { id: stored.id, usedAt: null, revokedAt: null },
-      data: { usedAt: new Date() },
-    });
-    if (claimed.count === 0) {
-      await this.revokeFamily(stored.familyId);
-      throw Errors.unauthorized('Refresh token was already used; the session has been revoked');
+    if (await this.revocations.isRevokedInDatabase(stored.familyId)) {
+      throw Errors.unauthorized('This session has been revoked');
     }
-    return this.issue(stored.user, stored.communityId, stored.familyId);
+    // Unrevoked, unexpired and not claimable: it was used already, so one of two holders is not the user.
+    await this.revokeFamily(stored.familyId);
+    throw Errors.unauthorized('Refresh token was already used; the session has been revoked');
+  }
+
+  /**
+   * Marks the matching refresh token used, in one statement that also checks its family: no row of
+   * the family may be revoked. A logout that ran while an earlier refresh of the same family was
+   * between its claim and its insert revoked every row but the one inserted after it; this check
+   * makes that last row useless as well (docs/product-decisions.md#2-identities-login-api-keys). Of two
+   * concurrent claims of one row, exactly one gets it.
+   */
+  private async claimRefreshRow(match: Prisma.Sql): Promise<ClaimedRefreshRow | null> {
+    const rows = await this.prisma.$queryRaw<ClaimedRefreshRow[]>`
+      UPDATE refresh_tokens t SET used_at = now()
+       WHERE ${match}
+         AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
+         AND NOT EXISTS (SELECT 1 FROM refresh_tokens f
+                          WHERE f.family_id = t.family_id AND f.revoked_at IS NOT NULL)
+   RETURNING t.family_id::text AS "familyId", t.user_id::text AS "userId",
+             t.community_id::text AS "communityId"`;
+    return rows[0] ?? null;
+  }
+
+  private async issueAfterClaim(claimed: ClaimedRefreshRow): Promise<TokenPair> {
+    const user = await this.prisma.user.findUnique({ where: { id: claimed.userId } });
+    if (!user) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
+    return this.issue(user, claimed.communityId, claimed.familyId);
   }
 
   /** Revokes the whole session (logout, re-use detection): its access tokens fail on every instance. */

@@ -19,7 +19,15 @@ export class TokenPairDto {
 }
 
 export class LogoutDto {
-  /** always true: the session (refresh family) of the Bearer token is revoked */
+  /** always true: the session of the Bearer token (a login's refresh family, or a portal session) is revoked */
   @ApiProperty({ enum: [true] })
   loggedOut: true;
+}
+
+export class LogoutAllDto {
+  /** always true: every session of the caller is revoked */
+  @ApiProperty({ enum: [true] })
+  loggedOut: true;
+  /** how many sessions (logins and portal sessions) were still live and are now ended */
+  sessionsEnded: number;
 }

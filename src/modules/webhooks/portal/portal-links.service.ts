@@ -52,7 +52,7 @@ export class PortalLinksService {
         'This portal link is not valid: it was already used or has expired. Ask for a new link.',
       );
     }
-    const session = this.tokens.issuePortalSession(link);
+    const session = await this.tokens.issuePortalSession(link);
     return {
       ...session,
       tokenType: 'Bearer',
