@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { GroupCommit } from '../../common/batching/group-commit';
+import { Prisma } from '../../generated/prisma/client';
 import type { DeliveryStatus } from '../../generated/prisma/enums';
 import { ISO } from '../../prisma/iso-text';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
@@ -149,6 +150,11 @@ export interface AttemptClaim {
   endpoint: EndpointState | null;
   deliveryId: string | null;
   requestId: string | null;
+  /**
+   * The version of the endpoint's signing secrets when the attempt was claimed (LiveSecrets in
+   * WebhookSecretsService: the newest secret's creation time, epoch ms); null without secrets.
+   */
+  secretsVersion: number | null;
 }
 
 /** An attempt to schedule after a failure: attempt number and delay. */
@@ -174,7 +180,17 @@ export interface DueAttempt extends AttemptKey {
 interface ClaimRow extends EndpointState {
   delivery_id: string | null;
   request_id: string | null;
+  secrets_version: number | null;
 }
+
+/**
+ * The claim reads the version of the endpoint's secrets (a read of webhook_secrets, whose writes
+ * belong to WebhookSecretsService): the worker re-reads a cached copy older than this before it
+ * signs, so an attempt claimed after a rotation committed carries the new secret's signature. The
+ * same expression as LiveSecrets.version; an index-only look-up on (community_id, endpoint_id, created_at).
+ */
+const SECRETS_VERSION = `(SELECT round(extract(epoch FROM max(s.created_at)) * 1000)::float8
+          FROM webhook_secrets s WHERE s.community_id = e.community_id AND s.endpoint_id = e.id)`;
 
 interface BatchClaimRow extends ClaimRow {
   endpoint_id: string;
@@ -384,7 +400,8 @@ export class DeliveriesStore {
         RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
-             e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at
+             e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
+             ${SECRETS_VERSION} AS secrets_version
       FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
       [
         keys.map((k) => k.communityId),
@@ -399,8 +416,16 @@ export class DeliveriesStore {
       const row = byKey.get(k);
       if (!row) return null;
       byKey.delete(k); // a duplicate call of the same attempt must not send it twice
-      const { delivery_id, request_id, endpoint_id: _e, message_id: _m, attempt: _a, ...endpoint } = row;
-      return { endpoint, deliveryId: delivery_id, requestId: request_id };
+      const {
+        delivery_id,
+        request_id,
+        secrets_version,
+        endpoint_id: _e,
+        message_id: _m,
+        attempt: _a,
+        ...endpoint
+      } = row;
+      return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
     });
   }
 
@@ -429,12 +454,13 @@ export class DeliveriesStore {
       )
       SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
              COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
-             (SELECT request_id FROM claimed) AS request_id
+             (SELECT request_id FROM claimed) AS request_id,
+             ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
       FROM endpoint e`;
     const row = rows[0];
-    if (!row) return { endpoint: null, deliveryId: null, requestId: null };
-    const { delivery_id, request_id, ...endpoint } = row;
-    return { endpoint, deliveryId: delivery_id, requestId: request_id };
+    if (!row) return { endpoint: null, deliveryId: null, requestId: null, secretsVersion: null };
+    const { delivery_id, request_id, secrets_version, ...endpoint } = row;
+    return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
   }
 
   /**
