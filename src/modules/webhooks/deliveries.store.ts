@@ -256,6 +256,26 @@ function toResent(row: ResentRow): ResentAttempt {
   };
 }
 
+/** Recover's window of attempt creation times, [since, until). */
+export interface RecoverWindow {
+  since: Date;
+  until: Date;
+}
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+/**
+ * The attempts (alias `d`) recover re-sends: FAILED, created in the window, and the latest attempt
+ * of their event on the endpoint (read from the (community, endpoint, status, created_at) index).
+ */
+function recoverable(communityId: string, endpointId: string, window: RecoverWindow): Prisma.Sql {
+  return Prisma.sql`d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
+        AND d.status = 'FAILED' AND d.created_at >= ${window.since} AND d.created_at < ${window.until}
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
+                        WHERE n.endpoint_id = d.endpoint_id AND n.message_id = d.message_id
+                          AND n.attempt > d.attempt)`;
+}
+
 /** An attempt row's key columns as the sweep's raw SQL returns them. */
 interface AttemptRow {
   id: string;
@@ -761,28 +781,35 @@ export class DeliveriesStore {
   }
 
   /**
-   * Recover: for every event of the endpoint whose LATEST attempt is FAILED and was created in
-   * [since, until), writes that attempt + 1 as PENDING, in one statement. An event that already has
-   * a newer attempt (a PENDING one from an earlier recover, a scheduled retry, a resend) is not
-   * touched, so calling recover twice queues each event once. Events whose body is no longer
-   * stored cannot be sent again and are left out.
+   * Recover, one page: for up to `page.limit` events of the endpoint whose LATEST attempt is FAILED
+   * and was created in [since, until), oldest attempt first and after `page.after` (the `last` of
+   * the previous page), writes that attempt + 1 as PENDING. An event that already has a newer attempt
+   * (a PENDING one from an earlier recover, a scheduled retry, a resend) is not touched, so calling
+   * recover twice queues each event once, and two calls at once queue it once (the unique key). Events
+   * whose body is no longer stored cannot be sent again and are left out.
+   *
+   * `examined` counts the events the page took (less than the limit: there are no more); `last` is
+   * where the next page starts.
    */
   async insertRecoverAttempts(
     communityId: string,
     endpointId: string,
-    since: Date,
-    until: Date,
-  ): Promise<ResentAttempt[]> {
-    const rows = await this.prisma.$queryRaw<ResentRow[]>`
+    window: RecoverWindow,
+    page: { limit: number; after: string | null },
+  ): Promise<{ attempts: ResentAttempt[]; examined: number; last: string | null }> {
+    const after = page.after
+      ? Prisma.sql`AND (d.created_at, d.id) > (SELECT a.created_at, a.id FROM webhook_deliveries a
+                                               WHERE a.id = ${page.after}::uuid)`
+      : Prisma.empty;
+    const rows = await this.prisma.$queryRaw<(Nullable<ResentRow> & { source_id: string })[]>`
     WITH failed AS (
-      SELECT d.message_id, d.event_type, d.attempt, d.request_id, o.id AS outbox_id, o.payload
+      SELECT d.id AS source_id, d.created_at AS source_created_at, d.message_id, d.event_type, d.attempt,
+             d.request_id, o.id AS outbox_id, o.payload
       FROM webhook_deliveries d
       JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
-      WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
-        AND d.status = 'FAILED' AND d.created_at >= ${since} AND d.created_at < ${until}
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
-                        WHERE n.endpoint_id = d.endpoint_id AND n.message_id = d.message_id
-                          AND n.attempt > d.attempt)
+      WHERE ${recoverable(communityId, endpointId, window)} ${after}
+      ORDER BY d.created_at, d.id
+      LIMIT ${page.limit}
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
@@ -792,9 +819,25 @@ export class DeliveriesStore {
       ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       RETURNING id, endpoint_id, message_id, event_type, attempt, status, created_at, updated_at, next_attempt_at, request_id
     )
-    SELECT i.*, f.outbox_id, f.payload FROM inserted i JOIN failed f ON f.message_id = i.message_id
-    ORDER BY i.message_id`;
-    return rows.map(toResent);
+    -- every event the page took, with its new attempt (none when a concurrent call wrote it first)
+    SELECT i.*, f.outbox_id, f.payload, f.source_id
+    FROM failed f LEFT JOIN inserted i ON i.message_id = f.message_id
+    ORDER BY f.source_created_at, f.source_id`;
+    return {
+      attempts: rows.filter((row): row is ResentRow & { source_id: string } => row.id !== null).map(toResent),
+      examined: rows.length,
+      last: rows.at(-1)?.source_id ?? null,
+    };
+  }
+
+  /** How many events recover would still queue in the window (see insertRecoverAttempts). */
+  async countRecoverable(communityId: string, endpointId: string, window: RecoverWindow): Promise<number> {
+    const rows = await this.prisma.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS count
+      FROM webhook_deliveries d
+      JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
+      WHERE ${recoverable(communityId, endpointId, window)}`;
+    return rows[0]?.count ?? 0;
   }
 
   /**
