@@ -726,7 +726,7 @@ export class DeliveriesStore {
     };
   }
 
-  // Resend and recover (issue 10 §5): every statement is scoped by community AND endpoint; the new
+  // Resend and recover: every statement is scoped by community AND endpoint; the new
   // attempt is written PENDING and due now, so that if the enqueue that follows is lost, the sweep
   // still sends it.
 

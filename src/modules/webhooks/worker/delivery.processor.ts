@@ -48,7 +48,7 @@ export class DeliveryProcessor extends WorkerHost {
   }
 
   process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    // fairness (issue 10 §4): the whole attempt runs holding one of its endpoint's slots
+    // fairness between endpoints (README.md in this directory): the whole attempt runs holding one of its endpoint's slots
     return this.slots.run(job, token, () => this.deliver(job.data));
   }
 
