@@ -305,6 +305,13 @@ export class AppConfig {
   @Max(10)
   WEBHOOK_MAX_LIVE_SECRETS = 3;
 
+  /** Events one recover call queues at most; it answers how many remain for the next call. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  WEBHOOK_RECOVER_MAX = 10_000;
+
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_INSECURE_TARGETS = false;

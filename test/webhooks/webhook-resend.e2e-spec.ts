@@ -1,5 +1,6 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
+import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique, announceCommunityChange } from '../utils/factories';
 import { call } from '../utils/http';
@@ -9,15 +10,17 @@ import { syntheticData } from '../utils/synthetic-event';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 const HOUR_MS = 3600_000;
+const RECOVER_MAX = 3;
 
-/** Resend and recover (contract §5, issue 10 §5): through the API, delivered by a real worker. */
+/** Resend and recover: through the API, delivered by a real worker. */
 describe('webhook resend and recover', () => {
   let api: TestApp;
   let worker: TestWorker;
   let receiver: Receiver;
 
   beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
+    // recover's cap per call, small enough to reach with a few events
+    api = await createTestApp({ ...DELIVERY_TEST_ENV, WEBHOOK_RECOVER_MAX: String(RECOVER_MAX) });
     worker = await startTestWorker();
     receiver = await startReceiver();
   });
@@ -232,9 +235,9 @@ describe('webhook resend and recover', () => {
       const since = new Date(Date.now() - HOUR_MS).toISOString();
       const res = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
       expect(res.status).toBe(202);
-      expect(res.body.data).toEqual({ queued: 2 });
+      expect(res.body.data).toEqual({ queued: 2, remaining: 0 });
       const again = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
-      expect(again.body.data).toEqual({ queued: 0 });
+      expect(again.body.data).toEqual({ queued: 0, remaining: 0 });
 
       for (const event of [first, second]) {
         const rows = await settled(s.endpointId, event.id, before[event.id] + 1);
@@ -243,7 +246,7 @@ describe('webhook resend and recover', () => {
       expect(await attemptsOf(s.endpointId, ok.id)).toHaveLength(1);
       // now their latest attempts succeeded: nothing left to recover
       const third = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
-      expect(third.body.data).toEqual({ queued: 0 });
+      expect(third.body.data).toEqual({ queued: 0, remaining: 0 });
     });
 
     it('only looks at attempts created in [since, until)', async () => {
@@ -264,8 +267,108 @@ describe('webhook resend and recover', () => {
         },
       });
       expect(res.status).toBe(202);
-      expect(res.body.data).toEqual({ queued: 0 });
+      expect(res.body.data).toEqual({ queued: 0, remaining: 0 });
       expect(await attemptsOf(s.endpointId, event.id)).toHaveLength(3);
+    });
+
+    /** `count` events of the endpoint whose only attempt FAILED now (relayed already: the relay leaves them). */
+    async function failedEvents(s: { community: { id: string }; endpointId: string }, count: number) {
+      const messageIds: string[] = [];
+      // a millisecond apart, so "oldest first" has one answer
+      const start = Date.now() - 60_000;
+      for (let i = 0; i < count; i++) {
+        const messageId = unique('msg_failed');
+        const body = {
+          id: messageId,
+          type: 'tweet.created',
+          timestamp: new Date().toISOString(),
+          communityId: s.community.id,
+          data: syntheticData({ tweet: { id: unique('t') } }),
+        };
+        await api.prisma.outboxEvent.create({
+          data: {
+            communityId: s.community.id,
+            messageId,
+            eventType: 'tweet.created',
+            payload: body,
+            relayedAt: new Date(),
+          },
+        });
+        await api.prisma.webhookDelivery.create({
+          data: {
+            communityId: s.community.id,
+            endpointId: s.endpointId,
+            messageId,
+            eventType: 'tweet.created',
+            attempt: 1,
+            status: 'FAILED',
+            error: 'target answered HTTP 500',
+            createdAt: new Date(start + i),
+          },
+        });
+        messageIds.push(messageId);
+      }
+      return messageIds;
+    }
+
+    it('queues at most WEBHOOK_RECOVER_MAX per call and says how many remain; the next call queues the rest, nothing twice', async () => {
+      const s = await setUp();
+      const count = RECOVER_MAX + 2;
+      const messageIds = await failedEvents(s, count);
+      const since = new Date(Date.now() - HOUR_MS).toISOString();
+
+      const first = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
+      expect(first.status).toBe(202);
+      expect(first.body.data).toEqual({ queued: RECOVER_MAX, remaining: count - RECOVER_MAX });
+      const second = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
+      expect(second.body.data).toEqual({ queued: count - RECOVER_MAX, remaining: 0 });
+      const third = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
+      expect(third.body.data).toEqual({ queued: 0, remaining: 0 });
+
+      // each event got exactly one new attempt, and the receiver each event once
+      for (const messageId of messageIds) {
+        const rows = await settled(s.endpointId, messageId, 2);
+        expect(rows.map((r) => [r.attempt, r.status])).toEqual([
+          [1, 'FAILED'],
+          [2, 'SUCCESS'],
+        ]);
+      }
+      const received = receiver.at(s.path).map((r) => r.headers['webhook-id']);
+      expect(received.sort()).toEqual([...messageIds].sort());
+    });
+
+    it('writes recover in pages of bounded statements, oldest attempt first, each page after the last', async () => {
+      const s = await setUp();
+      // paused, so nothing sends what the pages write (the store writes whatever the service asks)
+      await call(api.app, 'PATCH', `${hooks(s.community.id)}/${s.endpointId}`, {
+        token: s.token,
+        body: { isActive: false },
+      });
+      const messageIds = await failedEvents(s, 5);
+      const store = api.app.get(DeliveriesStore);
+      const window = { since: new Date(Date.now() - HOUR_MS), until: new Date(Date.now() + HOUR_MS) };
+      expect(await store.countRecoverable(s.community.id, s.endpointId, window)).toBe(5);
+      const pages: string[][] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page = await store.insertRecoverAttempts(s.community.id, s.endpointId, window, {
+          limit: 2,
+          after,
+        });
+        pages.push(page.attempts.map((a) => a.messageId));
+        expect(page.examined).toBeLessThanOrEqual(2);
+        if (page.examined < 2) break;
+        after = page.last;
+      }
+      expect(pages).toEqual([messageIds.slice(0, 2), messageIds.slice(2, 4), messageIds.slice(4)]);
+      expect(await store.countRecoverable(s.community.id, s.endpointId, window)).toBe(0);
+      // a page from the start again finds every event already queued
+      const again = await store.insertRecoverAttempts(s.community.id, s.endpointId, window, {
+        limit: 10,
+        after: null,
+      });
+      expect(again).toEqual({ attempts: [], examined: 0, last: null });
+      for (const messageId of messageIds) expect(await attemptsOf(s.endpointId, messageId)).toHaveLength(2);
     });
 
     it('refuses a bad window with 400 VALIDATION_ERROR and a paused endpoint with 409', async () => {
@@ -379,5 +482,7 @@ describe('webhook resend and recover', () => {
       expect.arrayContaining(['since', 'until']),
     );
     expect(schemas.RecoverResultDto.properties.queued).toBeDefined();
+    expect(schemas.RecoverResultDto.properties.remaining).toMatchObject({ type: 'number' });
+    expect(schemas.RecoverResultDto.required).toEqual(expect.arrayContaining(['queued', 'remaining']));
   });
 });

@@ -310,10 +310,10 @@ class Routes(unittest.TestCase):
     def test_recover_sends_the_window_as_iso_8601(self):
         import datetime
 
-        fake = ScriptedTransport(ok({"queued": 3}, 202), ok({"queued": 0}, 202))
+        fake = ScriptedTransport(ok({"queued": 3, "remaining": 0}, 202), ok({"queued": 0, "remaining": 0}, 202))
         c = client(fake, access_token="t")
         since = datetime.datetime(2026, 11, 20, 0, 0, tzinfo=datetime.timezone.utc)
-        self.assertEqual(c.webhooks.recover("c1", "w1", since), {"queued": 3})
+        self.assertEqual(c.webhooks.recover("c1", "w1", since), {"queued": 3, "remaining": 0})
         c.webhooks.recover("c1", "w1", "2026-11-20T00:00:00Z", until="2026-11-21T00:00:00Z")
         self.assertEqual(fake.calls[0].path, "/api/communities/c1/webhooks/w1/recover")
         self.assertEqual(fake.calls[0].json, {"since": "2026-11-20T00:00:00Z"})

@@ -299,10 +299,10 @@ describe('delivery resend and recover', () => {
   });
 
   it('recovers a window given as dates or ISO strings, leaving out an open end', async () => {
-    const fake = scriptedFetch(ok({ queued: 3 }, 202), ok({ queued: 0 }, 202));
+    const fake = scriptedFetch(ok({ queued: 3, remaining: 0 }, 202), ok({ queued: 0, remaining: 0 }, 202));
     const c = client(fake, { accessToken: 'jwt' });
     const since = new Date('2026-11-20T00:00:00Z');
-    assert.deepEqual(await c.webhooks.recover('c1', 'w1', { since }), { queued: 3 });
+    assert.deepEqual(await c.webhooks.recover('c1', 'w1', { since }), { queued: 3, remaining: 0 });
     await c.webhooks.recover('c1', 'w1', {
       since: '2026-11-20T00:00:00Z',
       until: new Date('2026-11-21T00:00:00Z'),

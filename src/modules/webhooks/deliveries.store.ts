@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { GroupCommit } from '../../common/batching/group-commit';
+import { Prisma } from '../../generated/prisma/client';
 import type { DeliveryStatus } from '../../generated/prisma/enums';
 import { ISO } from '../../prisma/iso-text';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
@@ -149,6 +150,11 @@ export interface AttemptClaim {
   endpoint: EndpointState | null;
   deliveryId: string | null;
   requestId: string | null;
+  /**
+   * The version of the endpoint's signing secrets when the attempt was claimed (LiveSecrets in
+   * WebhookSecretsService: the newest secret's creation time, epoch ms); null without secrets.
+   */
+  secretsVersion: number | null;
 }
 
 /** An attempt to schedule after a failure: attempt number and delay. */
@@ -174,7 +180,17 @@ export interface DueAttempt extends AttemptKey {
 interface ClaimRow extends EndpointState {
   delivery_id: string | null;
   request_id: string | null;
+  secrets_version: number | null;
 }
+
+/**
+ * The claim reads the version of the endpoint's secrets (a read of webhook_secrets, whose writes
+ * belong to WebhookSecretsService): the worker re-reads a cached copy older than this before it
+ * signs, so an attempt claimed after a rotation committed carries the new secret's signature. The
+ * same expression as LiveSecrets.version; an index-only look-up on (community_id, endpoint_id, created_at).
+ */
+const SECRETS_VERSION = `(SELECT round(extract(epoch FROM max(s.created_at)) * 1000)::float8
+          FROM webhook_secrets s WHERE s.community_id = e.community_id AND s.endpoint_id = e.id)`;
 
 interface BatchClaimRow extends ClaimRow {
   endpoint_id: string;
@@ -238,6 +254,26 @@ function toResent(row: ResentRow): ResentAttempt {
     outboxId: String(row.outbox_id),
     payload: row.payload,
   };
+}
+
+/** Recover's window of attempt creation times, [since, until). */
+export interface RecoverWindow {
+  since: Date;
+  until: Date;
+}
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+/**
+ * The attempts (alias `d`) recover re-sends: FAILED, created in the window, and the latest attempt
+ * of their event on the endpoint (read from the (community, endpoint, status, created_at) index).
+ */
+function recoverable(communityId: string, endpointId: string, window: RecoverWindow): Prisma.Sql {
+  return Prisma.sql`d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
+        AND d.status = 'FAILED' AND d.created_at >= ${window.since} AND d.created_at < ${window.until}
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
+                        WHERE n.endpoint_id = d.endpoint_id AND n.message_id = d.message_id
+                          AND n.attempt > d.attempt)`;
 }
 
 /** An attempt row's key columns as the sweep's raw SQL returns them. */
@@ -384,7 +420,8 @@ export class DeliveriesStore {
         RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
-             e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at
+             e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
+             ${SECRETS_VERSION} AS secrets_version
       FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
       [
         keys.map((k) => k.communityId),
@@ -399,8 +436,16 @@ export class DeliveriesStore {
       const row = byKey.get(k);
       if (!row) return null;
       byKey.delete(k); // a duplicate call of the same attempt must not send it twice
-      const { delivery_id, request_id, endpoint_id: _e, message_id: _m, attempt: _a, ...endpoint } = row;
-      return { endpoint, deliveryId: delivery_id, requestId: request_id };
+      const {
+        delivery_id,
+        request_id,
+        secrets_version,
+        endpoint_id: _e,
+        message_id: _m,
+        attempt: _a,
+        ...endpoint
+      } = row;
+      return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
     });
   }
 
@@ -429,12 +474,13 @@ export class DeliveriesStore {
       )
       SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
              COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
-             (SELECT request_id FROM claimed) AS request_id
+             (SELECT request_id FROM claimed) AS request_id,
+             ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
       FROM endpoint e`;
     const row = rows[0];
-    if (!row) return { endpoint: null, deliveryId: null, requestId: null };
-    const { delivery_id, request_id, ...endpoint } = row;
-    return { endpoint, deliveryId: delivery_id, requestId: request_id };
+    if (!row) return { endpoint: null, deliveryId: null, requestId: null, secretsVersion: null };
+    const { delivery_id, request_id, secrets_version, ...endpoint } = row;
+    return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
   }
 
   /**
@@ -680,7 +726,7 @@ export class DeliveriesStore {
     };
   }
 
-  // Resend and recover (issue 10 §5): every statement is scoped by community AND endpoint; the new
+  // Resend and recover: every statement is scoped by community AND endpoint; the new
   // attempt is written PENDING and due now, so that if the enqueue that follows is lost, the sweep
   // still sends it.
 
@@ -735,28 +781,35 @@ export class DeliveriesStore {
   }
 
   /**
-   * Recover: for every event of the endpoint whose LATEST attempt is FAILED and was created in
-   * [since, until), writes that attempt + 1 as PENDING, in one statement. An event that already has
-   * a newer attempt (a PENDING one from an earlier recover, a scheduled retry, a resend) is not
-   * touched, so calling recover twice queues each event once. Events whose body is no longer
-   * stored cannot be sent again and are left out.
+   * Recover, one page: for up to `page.limit` events of the endpoint whose LATEST attempt is FAILED
+   * and was created in [since, until), oldest attempt first and after `page.after` (the `last` of
+   * the previous page), writes that attempt + 1 as PENDING. An event that already has a newer attempt
+   * (a PENDING one from an earlier recover, a scheduled retry, a resend) is not touched, so calling
+   * recover twice queues each event once, and two calls at once queue it once (the unique key). Events
+   * whose body is no longer stored cannot be sent again and are left out.
+   *
+   * `examined` counts the events the page took (less than the limit: there are no more); `last` is
+   * where the next page starts.
    */
   async insertRecoverAttempts(
     communityId: string,
     endpointId: string,
-    since: Date,
-    until: Date,
-  ): Promise<ResentAttempt[]> {
-    const rows = await this.prisma.$queryRaw<ResentRow[]>`
+    window: RecoverWindow,
+    page: { limit: number; after: string | null },
+  ): Promise<{ attempts: ResentAttempt[]; examined: number; last: string | null }> {
+    const after = page.after
+      ? Prisma.sql`AND (d.created_at, d.id) > (SELECT a.created_at, a.id FROM webhook_deliveries a
+                                               WHERE a.id = ${page.after}::uuid)`
+      : Prisma.empty;
+    const rows = await this.prisma.$queryRaw<(Nullable<ResentRow> & { source_id: string })[]>`
     WITH failed AS (
-      SELECT d.message_id, d.event_type, d.attempt, d.request_id, o.id AS outbox_id, o.payload
+      SELECT d.id AS source_id, d.created_at AS source_created_at, d.message_id, d.event_type, d.attempt,
+             d.request_id, o.id AS outbox_id, o.payload
       FROM webhook_deliveries d
       JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
-      WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
-        AND d.status = 'FAILED' AND d.created_at >= ${since} AND d.created_at < ${until}
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
-                        WHERE n.endpoint_id = d.endpoint_id AND n.message_id = d.message_id
-                          AND n.attempt > d.attempt)
+      WHERE ${recoverable(communityId, endpointId, window)} ${after}
+      ORDER BY d.created_at, d.id
+      LIMIT ${page.limit}
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
@@ -766,9 +819,25 @@ export class DeliveriesStore {
       ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       RETURNING id, endpoint_id, message_id, event_type, attempt, status, created_at, updated_at, next_attempt_at, request_id
     )
-    SELECT i.*, f.outbox_id, f.payload FROM inserted i JOIN failed f ON f.message_id = i.message_id
-    ORDER BY i.message_id`;
-    return rows.map(toResent);
+    -- every event the page took, with its new attempt (none when a concurrent call wrote it first)
+    SELECT i.*, f.outbox_id, f.payload, f.source_id
+    FROM failed f LEFT JOIN inserted i ON i.message_id = f.message_id
+    ORDER BY f.source_created_at, f.source_id`;
+    return {
+      attempts: rows.filter((row): row is ResentRow & { source_id: string } => row.id !== null).map(toResent),
+      examined: rows.length,
+      last: rows.at(-1)?.source_id ?? null,
+    };
+  }
+
+  /** How many events recover would still queue in the window (see insertRecoverAttempts). */
+  async countRecoverable(communityId: string, endpointId: string, window: RecoverWindow): Promise<number> {
+    const rows = await this.prisma.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS count
+      FROM webhook_deliveries d
+      JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
+      WHERE ${recoverable(communityId, endpointId, window)}`;
+    return rows[0]?.count ?? 0;
   }
 
   /**

@@ -1,18 +1,27 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
+import { AppConfig } from '../../config/app-config';
 import { DeliveriesStore, ResentAttempt } from './deliveries.store';
 import type { DeliveryView } from './delivery/delivery-log.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { DeliveryQueue } from './worker/delivery-queue.service';
 
-/** Recover looks back at most this far in one call (contract §5). */
+/** Recover looks back at most this far in one call (docs/product-decisions.md#5-webhooks, "Recover"). */
 export const RECOVER_MAX_WINDOW_DAYS = 14;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Events written and enqueued per statement of a recover call. */
+export const RECOVER_PAGE_SIZE = 1_000;
 /** Concurrent resends of one event race for the next attempt number; the loser tries again. */
 const RESEND_TRIES = 3;
 
+/** What a recover call did: events queued, and events it left for the next call (WEBHOOK_RECOVER_MAX). */
+export interface RecoverResult {
+  queued: number;
+  remaining: number;
+}
+
 /**
- * Resend and recover (contract §5, extensions): a new attempt of an event already delivered (or
+ * Resend and recover (docs/product-decisions.md#5-webhooks): a new attempt of an event already delivered (or
  * not), same messageId, the next attempt number. The PENDING row is written first and due now,
  * then the job is enqueued: if Redis is down the request still succeeds and the durable schedule's
  * sweep sends it, so the answer never depends on the queue.
@@ -25,6 +34,7 @@ export class WebhookResendService {
     private readonly deliveries: DeliveriesStore,
     private readonly endpoints: WebhookEndpointsService,
     private readonly queue: DeliveryQueue,
+    private readonly config: AppConfig,
   ) {}
 
   async resend(communityId: string, endpointId: string, deliveryId: string): Promise<DeliveryView> {
@@ -46,12 +56,7 @@ export class WebhookResendService {
     }
   }
 
-  async recover(
-    communityId: string,
-    endpointId: string,
-    since: Date,
-    until: Date,
-  ): Promise<{ queued: number }> {
+  async recover(communityId: string, endpointId: string, since: Date, until: Date): Promise<RecoverResult> {
     if (!(since < until)) throw Errors.badRequest('since must be before until', 'since');
     if (until.getTime() - since.getTime() > RECOVER_MAX_WINDOW_DAYS * DAY_MS)
       throw Errors.badRequest(
@@ -59,9 +64,25 @@ export class WebhookResendService {
         'since',
       );
     await this.endpointTakingDeliveries(communityId, endpointId);
-    const attempts = await this.deliveries.insertRecoverAttempts(communityId, endpointId, since, until);
-    await this.enqueue(communityId, attempts);
-    return { queued: attempts.length };
+    const window = { since, until };
+    // pages of bounded statements, each enqueued before the next is written, up to the call's cap
+    let queued = 0;
+    let after: string | null = null;
+    for (let budget = this.config.WEBHOOK_RECOVER_MAX; budget > 0;) {
+      const limit = Math.min(RECOVER_PAGE_SIZE, budget);
+      const page = await this.deliveries.insertRecoverAttempts(communityId, endpointId, window, {
+        limit,
+        after,
+      });
+      await this.enqueue(communityId, page.attempts);
+      queued += page.attempts.length;
+      budget -= page.attempts.length;
+      after = page.last;
+      if (page.examined < limit) break;
+    }
+    // what the next call would queue (none of it is queued twice: each has its newer attempt now)
+    const remaining = await this.deliveries.countRecoverable(communityId, endpointId, window);
+    return { queued, remaining };
   }
 
   /** 404 for another community's endpoint; 409 when it would not send what we queue. */

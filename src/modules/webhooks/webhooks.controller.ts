@@ -188,7 +188,7 @@ export class WebhooksController {
   @ApiEndpoint({
     summary: 'Send again, once, every event whose latest attempt FAILED and was created in [since, until)',
     description:
-      'until defaults to now; the window is at most 14 days. An event that already has a newer attempt is left alone, so calling it twice queues nothing twice. 409 when the endpoint is paused or disabled. Rate limit: burst 5, then 1 per 20 s.',
+      'until defaults to now; the window is at most 14 days. One call queues at most WEBHOOK_RECOVER_MAX events (default 10,000, oldest attempt first) and answers how many remain: call again with the same window for the rest. An event that already has a newer attempt is left alone, so calling it twice queues nothing twice. 409 when the endpoint is paused or disabled. Rate limit: burst 5, then 1 per 20 s.',
     auth: 'jwt',
     response: RecoverResultDto,
     status: HttpStatus.ACCEPTED,

@@ -383,7 +383,8 @@ class Webhooks(_Group):
         until: Union[str, datetime.datetime, None] = None,
     ) -> RecoverResult:
         """Sends again, once, every event whose latest attempt FAILED and was created in
-        [since, until) (until defaults to now; at most 14 days); answers how many were queued."""
+        [since, until) (until defaults to now; at most 14 days); answers how many were queued and
+        how many remain (one call queues at most the service's WEBHOOK_RECOVER_MAX: call again)."""
         return self._http.request(
             "POST",
             _webhook_path(community_id, webhook_id, "/recover"),

@@ -189,6 +189,8 @@ class Delivery(TypedDict):
 
 class RecoverResult(TypedDict):
     queued: int
+    #: events still to recover: one call queues at most WEBHOOK_RECOVER_MAX; call again for the rest
+    remaining: int
 
 
 class WebhookEvent(TypedDict):

@@ -46,7 +46,7 @@ switch (event.type) {
 export const unknownType: WebhookEventType = 'tweet.liked';
 export const oneType: WebhookEvent<'member.joined'>['type'] = 'member.joined';
 
-// resend answers the new attempt, recover the count queued.
+// resend answers the new attempt, recover the counts queued and remaining.
 declare const client: CommunityPlatformClient;
 export async function routes() {
   const attempt = await client.webhooks.deliveries.resend('c', 'w', 'd');
@@ -54,7 +54,8 @@ export async function routes() {
   const messageId: string = attempt.messageId;
   const recovered = await client.webhooks.recover('c', 'w', { since: new Date() });
   const queued: number = recovered.queued;
+  const remaining: number = recovered.remaining;
   // @ts-expect-error since is required
   await client.webhooks.recover('c', 'w', {});
-  return [messageId, queued];
+  return [messageId, queued, remaining];
 }

@@ -108,6 +108,13 @@ export class DeliveryDto {
 export class RecoverResultDto {
   @ApiProperty({ type: Number, description: 'events given a new PENDING attempt (each at most once)' })
   queued: number;
+
+  @ApiProperty({
+    type: Number,
+    description:
+      'events of the window still to recover: one call queues at most WEBHOOK_RECOVER_MAX (default 10,000); call again with the same window for the rest',
+  })
+  remaining: number;
 }
 
 export class DeliveryPageDto {

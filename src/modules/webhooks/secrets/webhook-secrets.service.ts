@@ -20,6 +20,19 @@ export interface ReencryptedBatch {
   failed: { id: string; reason: string }[];
 }
 
+/**
+ * An endpoint's live secrets as read at one moment. `version` is the creation time (epoch ms) of
+ * the newest secret: every rotation adds a secret strictly newer than all before it (the endpoint
+ * row is locked while it does), so the set of live secrets changes only when the version grows or
+ * a secret reaches its expiry (`validUntil`, the earliest expiry among them, epoch ms). The delivery
+ * claim reads the same version (DeliveriesStore), which is how the worker knows its copy is current.
+ */
+export interface LiveSecrets {
+  secrets: string[];
+  version: number | null;
+  validUntil: number | null;
+}
+
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
@@ -95,12 +108,26 @@ export class WebhookSecretsService {
 
   /** Every live secret of the endpoint, decrypted, newest (the primary) first. */
   async liveSecrets(communityId: string, endpointId: string, now = new Date()): Promise<string[]> {
+    return (await this.readLive(communityId, endpointId, now)).secrets;
+  }
+
+  /**
+   * The live secrets with what a cache of them needs: their version (see LiveSecrets) and when the
+   * first of them expires.
+   */
+  async readLive(communityId: string, endpointId: string, now = new Date()): Promise<LiveSecrets> {
     const rows = await this.prisma.webhookSecret.findMany({
       where: { communityId, endpointId, ...liveAt(now) },
       orderBy: { createdAt: 'desc' },
-      select: { keyId: true, iv: true, ciphertext: true, authTag: true },
+      select: { keyId: true, iv: true, ciphertext: true, authTag: true, createdAt: true, expiresAt: true },
     });
-    return rows.map((row) => this.cipher.decrypt(row));
+    const expiries = rows.flatMap((row) => (row.expiresAt ? [row.expiresAt.getTime()] : []));
+    return {
+      secrets: rows.map((row) => this.cipher.decrypt(row)),
+      // the newest secret never has an expiry, so it is always among the live ones
+      version: rows[0]?.createdAt.getTime() ?? null,
+      validUntil: expiries.length > 0 ? Math.min(...expiries) : null,
+    };
   }
 
   /** Stored secrets per encryption key: the current key first, then the ring's order, then unknown keys. */

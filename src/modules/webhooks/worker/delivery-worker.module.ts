@@ -5,9 +5,8 @@ import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../delivery/webhook-sender.se
 import type { ResolveAll } from '../delivery/url-safety';
 import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { WebhooksCoreModule } from '../webhooks-core.module';
-import { CachedLiveSecrets } from './cached-live-secrets';
+import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
 import { DELIVERY_QUEUE } from './delivery-job';
-import { DELIVERY_SENDER } from './cached-live-secrets';
 import { DeliveryQueue, deliveryQueueOptions } from './delivery-queue.service';
 import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
@@ -31,12 +30,18 @@ import { WorkerRuntime } from './worker-runtime.service';
     }),
   ],
   providers: [
-    // the shared sender, reading each endpoint's secrets at most once a second (CachedLiveSecrets)
+    // each endpoint's secrets read at most once a second, and again when a claim finds them changed
+    {
+      provide: CachedLiveSecrets,
+      inject: [WebhookSecretsService],
+      useFactory: (secrets: WebhookSecretsService) => new CachedLiveSecrets(secrets),
+    },
+    // the shared sender, signing with those
     {
       provide: DELIVERY_SENDER,
-      inject: [WebhookSecretsService, AppConfig, WEBHOOK_DNS_LOOKUP],
-      useFactory: (secrets: WebhookSecretsService, config: AppConfig, resolve: ResolveAll) =>
-        new WebhookSender(new CachedLiveSecrets(secrets), config, resolve),
+      inject: [CachedLiveSecrets, AppConfig, WEBHOOK_DNS_LOOKUP],
+      useFactory: (secrets: CachedLiveSecrets, config: AppConfig, resolve: ResolveAll) =>
+        new WebhookSender(secrets, config, resolve),
     },
     DeliveryQueue,
     OutboxRelay,

@@ -6,7 +6,7 @@ import { DeliveriesStore } from '../deliveries.store';
 import { WebhookSender } from '../delivery/webhook-sender.service';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
 import { DeliveryQueue } from './delivery-queue.service';
-import { DELIVERY_SENDER } from './cached-live-secrets';
+import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
 import { EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
 import { queuePrefix } from '../../../redis/redis-client';
@@ -36,6 +36,7 @@ export class DeliveryProcessor extends WorkerHost {
   constructor(
     private readonly deliveries: DeliveriesStore,
     @Inject(DELIVERY_SENDER) private readonly sender: WebhookSender,
+    private readonly secrets: CachedLiveSecrets,
     private readonly health: EndpointHealth,
     private readonly queue: DeliveryQueue,
     private readonly slots: EndpointSlots,
@@ -47,7 +48,7 @@ export class DeliveryProcessor extends WorkerHost {
   }
 
   process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    // fairness (issue 10 §4): the whole attempt runs holding one of its endpoint's slots
+    // fairness between endpoints (README.md in this directory): the whole attempt runs holding one of its endpoint's slots
     return this.slots.run(job, token, () => this.deliver(job.data));
   }
 
@@ -78,6 +79,8 @@ export class DeliveryProcessor extends WorkerHost {
       return;
     }
 
+    // the sender signs with the cached secrets: a copy older than the claim's version is read again
+    await this.secrets.atLeast(communityId, endpointId, claim.secretsVersion);
     const result = await this.sender.send({
       communityId,
       endpointId,
@@ -153,6 +156,7 @@ export const deliveryProcessorProvider = {
   inject: [
     DeliveriesStore,
     DELIVERY_SENDER,
+    CachedLiveSecrets,
     EndpointHealth,
     DeliveryQueue,
     EndpointSlots,
@@ -162,6 +166,7 @@ export const deliveryProcessorProvider = {
   useFactory: (
     deliveries: DeliveriesStore,
     sender: WebhookSender,
+    secrets: CachedLiveSecrets,
     health: EndpointHealth,
     queue: DeliveryQueue,
     slots: EndpointSlots,
@@ -170,6 +175,15 @@ export const deliveryProcessorProvider = {
   ): DeliveryProcessor => {
     @Processor(DELIVERY_QUEUE, deliveryWorkerOptions(config))
     class ConfiguredDeliveryProcessor extends DeliveryProcessor {}
-    return new ConfiguredDeliveryProcessor(deliveries, sender, health, queue, slots, metrics, config);
+    return new ConfiguredDeliveryProcessor(
+      deliveries,
+      sender,
+      secrets,
+      health,
+      queue,
+      slots,
+      metrics,
+      config,
+    );
   },
 };
