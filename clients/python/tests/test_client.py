@@ -334,7 +334,7 @@ class Routes(unittest.TestCase):
         fake = ScriptedTransport(*([record] * 60))
         c = client(fake, access_token="t", refresh_token="r")
         p, i = "tweets", "ID"
-        c.auth.login("e", "p"); c.auth.refresh(); c.auth.refresh_token(); c.auth.logout()
+        c.auth.login("e", "p"); c.auth.refresh(); c.auth.refresh_token(); c.auth.logout(); c.auth.logout_all()
         c.community.get(); c.community.get_settings(); c.community.update_settings(name="n")
         c.community.update_branding(logo_url="u"); c.community.verify_custom_domain()
         list(c.tweets.list()); c.tweets.create("x"); c.tweets.update(i, "x"); c.tweets.delete(i)

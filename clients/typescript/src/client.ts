@@ -69,6 +69,11 @@ export class CommunityPlatformClient {
       this.http.request<ResponseData<'/api/auth/logout', 'post'>>('POST', '/api/auth/logout', {
         auth: 'bearer',
       }),
+    /** Ends every session of the caller: each login's refresh family and every portal session. */
+    logoutAll: () =>
+      this.http.request<ResponseData<'/api/auth/logout-all', 'post'>>('POST', '/api/auth/logout-all', {
+        auth: 'bearer',
+      }),
   };
 
   readonly community = {

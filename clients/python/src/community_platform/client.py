@@ -97,6 +97,10 @@ class Auth(_Group):
         """Revokes the token's whole refresh family."""
         return self._http.request("POST", "/api/auth/logout", auth=AUTH_BEARER)
 
+    def logout_all(self) -> Dict[str, Any]:
+        """Ends every session of the caller: each login's refresh family and every portal session."""
+        return self._http.request("POST", "/api/auth/logout-all", auth=AUTH_BEARER)
+
 
 class CommunityRoutes(_Group):
     def get(self) -> SdkCommunity:
