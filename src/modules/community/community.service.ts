@@ -7,7 +7,7 @@ import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import { TenancyService } from '../tenancy/tenancy.service';
-import type { CommunityField } from '../events/event-payloads';
+import type { CommunityField } from './community.events';
 import { challengeRecord, DnsLookupError, DnsTxtLookup, newChallengeToken } from './domain-challenge';
 import type { BrandingDto, CustomDomainPendingDto, SdkCommunityDto, SettingsDto } from './dto/community.dto';
 import type { UpdateBrandingDto } from './dto/update-branding.dto';

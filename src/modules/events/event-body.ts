@@ -1,6 +1,5 @@
 import { monotonicFactory } from 'ulid';
-import type { EventType } from './event-catalog';
-import type { EventData } from './event-payloads';
+import type { EventData, EventType } from './event-catalog';
 
 const nextUlid = monotonicFactory();
 
@@ -17,7 +16,7 @@ export function newMessageId(): string {
   return `msg_${nextUlid()}`;
 }
 
-/** Only a catalog name with its own payload type compiles (event-payloads.ts). */
+/** Only a catalog name with its own payload type compiles (its definition's schema). */
 export function buildEventBody<K extends EventType>(
   type: K,
   communityId: string,

@@ -1,35 +1,62 @@
-/** Events a webhook endpoint may subscribe to (contract §5). `webhook.test` is deliberately absent. */
-export const SUBSCRIBABLE_EVENTS = [
-  'community.updated',
-  'tweet.created',
-  'tweet.updated',
-  'tweet.deleted',
-  'comment.created',
-  'like.created',
-  'member.joined',
-  'member.updated',
-  'customization.updated',
-  'embed.session.created',
+import { COMMUNITY_EVENTS } from '../community/community.events';
+import { COMMENT_EVENTS } from '../content/comment.events';
+import { LIKE_EVENTS } from '../content/like.events';
+import { TWEET_EVENTS } from '../content/tweet.events';
+import { CUSTOMIZATION_EVENTS } from '../customization/customization.events';
+import { EMBED_EVENTS } from '../embed/embed.events';
+import { MEMBER_EVENTS } from '../members/member.events';
+import { WEBHOOK_TEST_EVENT } from '../webhooks/webhook-test.event';
+import type { FromSchema } from './payload-schema';
+
+/**
+ * The events a webhook endpoint may subscribe to: one line per module, each module's definitions
+ * written beside it (define-event.ts). The order is the order GET /api/webhooks/event-types and the
+ * OpenAPI document list them in. Everything below is derived from this list.
+ */
+const SUBSCRIBABLE_DEFINITIONS = [
+  ...COMMUNITY_EVENTS,
+  ...TWEET_EVENTS,
+  ...COMMENT_EVENTS,
+  ...LIKE_EVENTS,
+  ...MEMBER_EVENTS,
+  ...CUSTOMIZATION_EVENTS,
+  ...EMBED_EVENTS,
 ] as const;
-export type SubscribableEvent = (typeof SUBSCRIBABLE_EVENTS)[number];
+
+/** Every event, the test route's `webhook.test` last (it is deliberately not subscribable). */
+export const EVENTS = [...SUBSCRIBABLE_DEFINITIONS, WEBHOOK_TEST_EVENT] as const;
+
+type Definition = (typeof EVENTS)[number];
+export type SubscribableEvent = (typeof SUBSCRIBABLE_DEFINITIONS)[number]['type'];
+export type EventType = Definition['type'];
+type DefinitionOf<K extends EventType> = Extract<Definition, { type: K }>;
+
+export const SUBSCRIBABLE_EVENTS: readonly SubscribableEvent[] = SUBSCRIBABLE_DEFINITIONS.map((e) => e.type);
 
 /** Sent only by the test route; never subscribable. */
-export const TEST_EVENT = 'webhook.test';
-export type EventType = SubscribableEvent | typeof TEST_EVENT;
+export const TEST_EVENT = WEBHOOK_TEST_EVENT.type;
 
-export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
-  'community.updated': 'Settings or branding of the community changed',
-  'tweet.created': 'A tweet was posted',
-  'tweet.updated': 'A tweet was edited',
-  'tweet.deleted': 'A tweet was deleted',
-  'comment.created': 'A comment was added to a tweet or a task',
-  'like.created': 'A tweet or a task was liked',
-  'member.joined': 'A member joined the community (created, invited or bulk-upserted)',
-  'member.updated': "A member's role or name changed",
-  'customization.updated': 'The sidebar or an advertisement changed',
-  'embed.session.created': 'An embed session was created',
-  'webhook.test': 'Synthetic event sent by the test route',
+/** Every event's name, subscribable ones first, in catalog order. */
+export const EVENT_TYPES: readonly EventType[] = EVENTS.map((e) => e.type);
+
+const byType = <V>(pick: (definition: Definition) => V) =>
+  Object.fromEntries(EVENTS.map((e) => [e.type, pick(e)])) as Record<EventType, V>;
+
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = byType((e) => e.description);
+
+/** The JSON Schema of each event's `data`. */
+export const EVENT_PAYLOAD_SCHEMAS = byType((e) => e.schema) as {
+  [K in EventType]: DefinitionOf<K>['schema'];
 };
+
+/** One realistic `data` per event, published beside its schema. */
+export const EVENT_EXAMPLES = byType((e) => e.example) as { [K in EventType]: EventPayload<K> };
+
+/** An event's `data` as the code that raises it holds it (instants are Dates). */
+export type EventData<K extends EventType> = FromSchema<DefinitionOf<K>['schema'], 'raised'>;
+
+/** An event's `data` as a receiver gets it (instants are ISO-8601 strings). */
+export type EventPayload<K extends EventType> = FromSchema<DefinitionOf<K>['schema']>;
 
 export function isSubscribable(name: string): name is SubscribableEvent {
   return (SUBSCRIBABLE_EVENTS as readonly string[]).includes(name);

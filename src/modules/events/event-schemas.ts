@@ -1,8 +1,14 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { PathItemObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { EVENT_DESCRIPTIONS, EventType, SUBSCRIBABLE_EVENTS, TEST_EVENT } from './event-catalog';
-import { EVENT_EXAMPLES } from './event-examples';
-import { dateTime, EVENT_PAYLOAD_SCHEMAS, uuid } from './event-payloads';
+import { EXAMPLE } from './define-event';
+import {
+  EVENT_DESCRIPTIONS,
+  EVENT_EXAMPLES,
+  EVENT_PAYLOAD_SCHEMAS,
+  EVENT_TYPES,
+  EventType,
+} from './event-catalog';
+import { dateTime, uuid } from './payload-schema';
 
 /** JSON Schema of the whole body a receiver gets for `type` (contract §5), its `data` included. */
 export function eventBodySchema(type: EventType) {
@@ -30,8 +36,8 @@ export function eventBodyExample(type: EventType) {
   return {
     id: 'msg_01KAT5Y3M8Q2W7E4R6T9Y1V3N5',
     type,
-    timestamp: '2026-11-23T12:00:00.000Z',
-    communityId: '0b6a3f1e-5c2d-4e8f-9a1b-2c3d4e5f6a7b',
+    timestamp: EXAMPLE.at,
+    communityId: EXAMPLE.communityId,
     data: EVENT_EXAMPLES[type],
   };
 }
@@ -46,10 +52,9 @@ export const eventSchemaName = (type: EventType) => `WebhookEvent.${type}`;
  * `nullable: true`, which a 3.1 reader ignores, so declaring 3.1 would make every one non-nullable.
  */
 export function addEventSchemas(document: OpenAPIObject): OpenAPIObject {
-  const types: EventType[] = [...SUBSCRIBABLE_EVENTS, TEST_EVENT];
   const schemas = document.components?.schemas ?? {};
   const webhooks: Record<string, PathItemObject> = {};
-  for (const type of types) {
+  for (const type of EVENT_TYPES) {
     const name = eventSchemaName(type);
     schemas[name] = { ...eventBodySchema(type), example: eventBodyExample(type) } as unknown as SchemaObject;
     webhooks[type] = {

@@ -3,8 +3,7 @@ import type { Prisma } from '../../generated/prisma/client';
 import { currentRequestId } from '../../logging/request-id';
 import type { Tx } from '../../prisma/prisma.service';
 import { buildEventBody, EventBody } from './event-body';
-import type { SubscribableEvent } from './event-catalog';
-import type { EventData } from './event-payloads';
+import type { EventData, SubscribableEvent } from './event-catalog';
 
 /** Turns Dates into ISO strings and drops undefined, as the event will look on the wire. */
 function toJson(value: unknown): Prisma.InputJsonValue {

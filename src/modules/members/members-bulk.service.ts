@@ -5,7 +5,7 @@ import type { Role } from '../../generated/prisma/enums';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import { TenancyService } from '../tenancy/tenancy.service';
-import type { EventData } from '../events/event-payloads';
+import type { EventData } from '../events/event-catalog';
 import type { MemberInputDto } from './dto/member-input.dto';
 import { lockOwnerIds, MEMBER_COLUMNS } from './member-queries';
 import type { MemberView } from './member-view';

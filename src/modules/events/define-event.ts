@@ -1,0 +1,35 @@
+import type { FromSchema, PayloadSchema } from './payload-schema';
+
+/**
+ * One webhook event, defined once beside the module that raises it: its name, what it means, the
+ * JSON Schema of its `data` and a realistic example. The type of `data` is read off the schema
+ * (FromSchema), so nothing else describes the payload. The catalog (event-catalog.ts) lists the
+ * modules' definitions; descriptions, schemas, examples and types are all derived from that list.
+ *
+ * A definition file imports only from events/ (this helper and payload-schema.ts): the modules
+ * import events/outbox.service.ts to raise events, and the catalog imports the definitions, so
+ * anything more would tie the modules and events/ in a circle.
+ */
+export interface EventDefinition<T extends string = string, S extends PayloadSchema = PayloadSchema> {
+  readonly type: T;
+  readonly description: string;
+  readonly schema: S;
+  /** `data` as a receiver gets it: a compile error if it does not fit the schema */
+  readonly example: FromSchema<S>;
+}
+
+export function defineEvent<const T extends string, const S extends PayloadSchema>(definition: {
+  type: T;
+  description: string;
+  schema: S;
+  example: NoInfer<FromSchema<S>>;
+}): EventDefinition<T, S> {
+  return definition;
+}
+
+/** Ids and the instant the published examples share, so that they describe one community. */
+export const EXAMPLE = {
+  communityId: '0b6a3f1e-5c2d-4e8f-9a1b-2c3d4e5f6a7b',
+  userId: '6f1d2c3b-4a59-4e8f-8a7b-1c2d3e4f5a6b',
+  at: '2026-11-23T12:00:00.000Z',
+} as const;
