@@ -45,7 +45,10 @@ type DeliveryPageRow = [
   endpointFound: boolean,
 ];
 
-/** A delivery attempt as the API shows it (contract §7), with the event body that was sent. */
+/**
+ * A delivery attempt as the API shows it (docs/product-decisions.md#7-resources), with the event body that
+ * was sent.
+ */
 export interface DeliveryView {
   id: string;
   endpointId: string;
@@ -680,9 +683,9 @@ export class DeliveriesStore {
     };
   }
 
-  // Resend and recover (issue 10 §5): every statement is scoped by community AND endpoint; the new
-  // attempt is written PENDING and due now, so that if the enqueue that follows is lost, the sweep
-  // still sends it.
+  // Resend and recover (docs/product-decisions.md#5-webhooks): every statement is scoped by community AND
+  // endpoint; the new attempt is written PENDING and due now, so that if the enqueue that follows is lost,
+  // the sweep still sends it.
 
   /** The event a delivery belongs to, and whether its body is still stored; null: no such delivery here. */
   async findResendSource(

@@ -5,14 +5,14 @@ import type { DeliveryView } from './delivery/delivery-log.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { DeliveryQueue } from './worker/delivery-queue.service';
 
-/** Recover looks back at most this far in one call (contract §5). */
+/** Recover looks back at most this far in one call (docs/product-decisions.md#5-webhooks). */
 export const RECOVER_MAX_WINDOW_DAYS = 14;
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Concurrent resends of one event race for the next attempt number; the loser tries again. */
 const RESEND_TRIES = 3;
 
 /**
- * Resend and recover (contract §5, extensions): a new attempt of an event already delivered (or
+ * Resend and recover (docs/product-decisions.md#5-webhooks): a new attempt of an event already delivered (or
  * not), same messageId, the next attempt number. The PENDING row is written first and due now,
  * then the job is enqueued: if Redis is down the request still succeeds and the durable schedule's
  * sweep sends it, so the answer never depends on the queue.

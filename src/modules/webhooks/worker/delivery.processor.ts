@@ -47,7 +47,7 @@ export class DeliveryProcessor extends WorkerHost {
   }
 
   process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    // fairness (issue 10 §4): the whole attempt runs holding one of its endpoint's slots
+    // fairness (docs/product-decisions.md#5-webhooks): the whole attempt runs holding one of its endpoint's slots
     return this.slots.run(job, token, () => this.deliver(job.data));
   }
 

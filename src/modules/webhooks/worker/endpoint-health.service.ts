@@ -5,7 +5,7 @@ import { EndpointState, LAST_SUCCESS_PRECISION_MS, WebhookEndpointsStore } from 
 
 export type { EndpointState } from '../webhook-endpoints.store';
 
-/** The failure counter and auto-disable of contract §5, applied after each attempt. */
+/** The failure counter and auto-disable of docs/product-decisions.md#5-webhooks, applied after each attempt. */
 @Injectable()
 export class EndpointHealth {
   private readonly logger = new Logger(EndpointHealth.name);

@@ -1,4 +1,4 @@
-/** ±20% (contract §5), so endpoints that failed together do not retry in lock-step. */
+/** ±20% (docs/product-decisions.md#5-webhooks), so endpoints that failed together do not retry in lock-step. */
 export const RETRY_JITTER = 0.2;
 
 export interface RetryDecision {
