@@ -9,7 +9,7 @@ import { waitFor } from '../utils/worker';
 // without the bus, since B's cached "not revoked" would otherwise live for a minute.
 const PROPAGATION_TIMEOUT_MS = 5_000;
 
-describe('session revocation across API instances (contract §2)', () => {
+describe('session revocation across API instances (docs/product-decisions.md#2-identities-login-api-keys)', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

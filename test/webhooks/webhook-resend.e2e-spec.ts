@@ -10,7 +10,7 @@ import { syntheticData } from '../utils/synthetic-event';
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 const HOUR_MS = 3600_000;
 
-/** Resend and recover (contract §5, issue 10 §5): through the API, delivered by a real worker. */
+/** Resend and recover (docs/product-decisions.md#5-webhooks): through the API, delivered by a real worker. */
 describe('webhook resend and recover', () => {
   let api: TestApp;
   let worker: TestWorker;
