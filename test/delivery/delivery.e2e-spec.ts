@@ -291,7 +291,7 @@ describe('webhook delivery worker', () => {
   });
 });
 
-describe('failure counter (contract §5)', () => {
+describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
   let api: TestApp;
   beforeAll(async () => (api = await createTestApp(DELIVERY_TEST_ENV)));
   afterAll(() => api?.close());

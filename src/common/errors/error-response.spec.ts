@@ -16,7 +16,7 @@ function prismaError(code: string) {
   return new Prisma.PrismaClientKnownRequestError('db said no', { code, clientVersion: 'test' });
 }
 
-describe('toErrorResponse (contract §1 error bodies)', () => {
+describe('toErrorResponse (error bodies of docs/product-decisions.md#1-responses-and-errors)', () => {
   it('keeps an AppError: status, code, message, extra fields and headers', () => {
     expect(toErrorResponse(Errors.featureNotAvailable('webhooks'))).toEqual({
       status: 403,

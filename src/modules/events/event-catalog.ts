@@ -1,4 +1,7 @@
-/** Events a webhook endpoint may subscribe to (contract §5). `webhook.test` is deliberately absent. */
+/**
+ * Events a webhook endpoint may subscribe to (docs/product-decisions.md#5-webhooks). `webhook.test` is
+ * deliberately absent.
+ */
 export const SUBSCRIBABLE_EVENTS = [
   'community.updated',
   'tweet.created',

@@ -4,7 +4,10 @@ import { EVENT_DESCRIPTIONS, EventType, SUBSCRIBABLE_EVENTS, TEST_EVENT } from '
 import { EVENT_EXAMPLES } from './event-examples';
 import { dateTime, EVENT_PAYLOAD_SCHEMAS, uuid } from './event-payloads';
 
-/** JSON Schema of the whole body a receiver gets for `type` (contract §5), its `data` included. */
+/**
+ * JSON Schema of the whole body a receiver gets for `type` (docs/product-decisions.md#5-webhooks), its `data`
+ * included.
+ */
 export function eventBodySchema(type: EventType) {
   return {
     type: 'object',
