@@ -11,7 +11,7 @@
 //   node clients/generate.mjs --check (npm run clients:check) regenerates into a scratch folder and fails
 //                                     when a committed file differs, writing nothing
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -78,7 +78,13 @@ async function main() {
     }
     writeFileSync(routesFile, routesText);
     // src/schema.ts: the request and response types (not committed; every client build makes it too).
-    runOrFail('npm', ['run', '--silent', 'types'], { cwd: typescriptDir });
+    if (!existsSync(join(typescriptDir, 'node_modules/.bin/openapi-typescript'))) {
+      console.log(
+        'src/schema.ts not regenerated: run `npm ci` in clients/typescript (its build makes it too)',
+      );
+    } else {
+      runOrFail('npm', ['run', '--silent', 'types'], { cwd: typescriptDir });
+    }
     for (const [file] of outputs) console.log(`written: ${relative(root, file)}`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
