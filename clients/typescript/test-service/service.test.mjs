@@ -109,7 +109,7 @@ test('the document the service serves is the committed openapi.json the types co
   const committed = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'));
   assert.ok(
     isDeepStrictEqual(live, committed),
-    'clients/typescript/openapi.json differs from /api/docs-json: run `npm run openapi` in clients/typescript',
+    'clients/typescript/openapi.json differs from /api/docs-json: run `npm run clients:generate` at the repository root',
   );
 });
 
