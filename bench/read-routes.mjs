@@ -1,4 +1,4 @@
-// Benchmark: the other hot reads of issue 13, side by side with the floor's "auth + page, cached
+// Benchmark: the other hot reads (listed below), side by side with the floor's "auth + page, cached
 // count" variant (../shared/bench-floor/floor-read.mjs) run first in the same invocation, each
 // measured as the floor measures (autocannon, 16 connections, 3 s warm-up + 15 s):
 //

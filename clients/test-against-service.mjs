@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Runs each client library's tests against the real service (issue 14 §4): the compiled API and
-// worker (dist/, `npm run build`) on a throw-away PostgreSQL database and Redis key prefix, with
-// WEBHOOK_ALLOW_INSECURE_TARGETS=true so a receiver on 127.0.0.1 can be delivered to. The clients'
-// suites get the address and a platform admin's login through the environment:
+// Runs each client library's tests against the real service (README.md#client-libraries): the compiled API
+// and worker (dist/, `npm run build`) on a throw-away PostgreSQL database and Redis key prefix, with
+// WEBHOOK_ALLOW_INSECURE_TARGETS=true so a receiver on 127.0.0.1 can be delivered to. The clients' suites get
+// the address and a platform admin's login through the environment:
 //   CP_BASE_URL, CP_ADMIN_EMAIL, CP_ADMIN_PASSWORD
 // Needs PostgreSQL (TEST_DATABASE_ADMIN_URL, default postgresql://postgres@127.0.0.1:5432/postgres)
 // and Redis (REDIS_URL, default redis://127.0.0.1:6379), as the root test suite does.

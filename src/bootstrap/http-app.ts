@@ -65,7 +65,7 @@ class ContractFastifyAdapter extends FastifyAdapter {
   }
 
   /**
-   * Every value a route handler returns leaves as {success: true, data} (contract §1). Nest sends
+   * Every value a route handler returns leaves as {success: true, data} (docs/product-decisions.md#1-responses-and-errors). Nest sends
    * each handler's result through this one method (errors go through the exception filter, and a
    * route with @Res() sends its own reply), so the envelope costs nothing per request; as a global
    * interceptor it cost each request two AsyncResource binds and an rxjs chain (bench/README.md).

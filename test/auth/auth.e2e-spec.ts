@@ -22,7 +22,7 @@ function decodeJwt(token: string): { header: Record<string, unknown>; payload: R
   return { header, payload };
 }
 
-describe('login and tokens (contract §2)', () => {
+describe('login and tokens (docs/product-decisions.md#2-identities-login-api-keys)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

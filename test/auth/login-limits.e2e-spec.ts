@@ -5,9 +5,9 @@ import { createUser, login, TEST_PASSWORD, unique } from '../utils/factories';
 import { call, CallResult } from '../utils/http';
 import { freePort } from '../utils/metrics';
 
-// Password-guessing limits (README "Security model"). Every app here gets a Redis key prefix of its own (two
-// apps share one only where sharing is the point), so no other test's logins from 127.0.0.1 touch
-// these buckets. Windows are an hour long: nothing refills while a test runs.
+// Password-guessing limits (docs/product-decisions.md#8-limits-and-unmatched-paths). Every app here gets a
+// Redis key prefix of its own (two apps share one only where sharing is the point), so no other test's logins
+// from 127.0.0.1 touch these buckets. Windows are an hour long: nothing refills while a test runs.
 const WINDOW = '1h';
 
 function isolatedPrefix(): string {

@@ -18,7 +18,7 @@ const PROPAGATION_TIMEOUT_MS = 5_000;
 /** 50 logins (argon2id, CPU-bound by design) and races per test, on a shared 2-core machine. */
 const RACE_TIMEOUT_MS = 180_000;
 
-describe('session revocation across API instances', () => {
+describe('session revocation across API instances (docs/product-decisions.md#2-identities-login-api-keys)', () => {
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {

@@ -14,8 +14,9 @@ import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { startDnsServer, TestDnsServer } from './dns-server';
 
-// Custom domains (issue 9 item 4, contract §3): requested → pending with a DNS TXT challenge →
-// verified through a real DNS server this file starts (DNS_RESOLVER points the service at it).
+// Custom domains (docs/product-decisions.md#3-tenancy-roles-permissions-plans): requested → pending with a
+// DNS TXT challenge → verified through a real DNS server this file starts (DNS_RESOLVER points the service at
+// it).
 
 const SERVICE_HOSTNAMES = 'api.service.test, Alias.Service.test';
 const PUBLIC_HOST = 'public.service.test';

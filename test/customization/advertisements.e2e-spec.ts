@@ -16,7 +16,7 @@ function ad(overrides: Record<string, unknown> = {}) {
   };
 }
 
-describe('advertisements (contract §7)', () => {
+describe('advertisements (docs/product-decisions.md#7-resources)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

@@ -2,7 +2,7 @@ import { createTestApp, TestApp } from '../utils/app';
 import { CREDENTIAL_KINDS, credentialsOf, memberWithCredentials, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
-describe('sidebar: GET/PUT /api/sdk/customization/sidebar (contract §7)', () => {
+describe('sidebar: GET/PUT /api/sdk/customization/sidebar (docs/product-decisions.md#7-resources)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

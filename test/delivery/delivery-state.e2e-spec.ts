@@ -13,8 +13,8 @@ import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
 
 /**
- * PostgreSQL owns each delivery's state (issue 10 §1–3, §7): a PENDING row is sent even when its
- * queue job is gone, a claimed attempt is sent once however many jobs run it, a claim whose worker
+ * PostgreSQL owns each delivery's state (docs/product-decisions.md#5-webhooks): a PENDING row is sent even
+ * when its queue job is gone, a claimed attempt is sent once however many jobs run it, a claim whose worker
  * died is closed as an unknown outcome and retried, the log shows the body and the request id.
  */
 describe('delivery state', () => {

@@ -20,7 +20,7 @@ const STATUSES: DeliveryStatus[] = ['PENDING', 'SUCCESS', 'FAILED'];
 const HOUR_MS = 3600_000;
 
 /**
- * The delivery log's `total` (contract §4) comes from counter rows that triggers on
+ * The delivery log's `total` (docs/product-decisions.md#4-lists) comes from counter rows that triggers on
  * webhook_deliveries keep in the same transaction as each change (migration delivery_status_counters),
  * not from count(*). Every path that writes an attempt or changes its status must leave them exact.
  */

@@ -147,7 +147,11 @@ describe('webhook delivery worker', () => {
     for (const request of requests)
       expect(verifyWebhook(request, endpoint.secret)).toMatchObject({ id: event.id });
 
-    const health = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    // the worker records the success on the endpoint just after the attempt's row: wait for it
+    const health = await waitFor('the success to reset the failure counter', async () => {
+      const row = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      return row.consecutiveFailures === 0 && row;
+    });
     expect(health).toMatchObject({
       consecutiveFailures: 0,
       failingSince: null,
@@ -287,7 +291,7 @@ describe('webhook delivery worker', () => {
   });
 });
 
-describe('failure counter (contract §5)', () => {
+describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
   let api: TestApp;
   beforeAll(async () => (api = await createTestApp(DELIVERY_TEST_ENV)));
   afterAll(() => api?.close());

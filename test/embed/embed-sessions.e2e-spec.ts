@@ -3,7 +3,7 @@ import { createTestApp, TestApp } from '../utils/app';
 import { CREDENTIAL_KINDS, credentialsOf, memberWithCredentials, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
-describe('POST /api/embed/sessions (contract §7)', () => {
+describe('POST /api/embed/sessions (docs/product-decisions.md#7-resources)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ PUBLIC_BASE_URL: 'https://community.example.com' });

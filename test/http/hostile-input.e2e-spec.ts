@@ -15,9 +15,9 @@ import { createUser, memberWithToken } from '../utils/factories';
 import { call, CallResult } from '../utils/http';
 
 /**
- * Hostile input on EVERY write route (issue 9, contract §1: bad input is a 4xx with the contract's
- * body, never a 500). The routes come from the OpenAPI document the app serves, and the fields of
- * each body from the validation metadata of the DTO the document names, so a new route or field is
+ * Hostile input on EVERY write route (docs/product-decisions.md#1-responses-and-errors: bad input is a 4xx
+ * with the contract's body, never a 500). The routes come from the OpenAPI document the app serves, and the
+ * fields of each body from the validation metadata of the DTO the document names, so a new route or field is
  * covered without editing this file.
  */
 

@@ -6,7 +6,7 @@ import { call } from '../utils/http';
 
 const ONE_MIB = 1024 * 1024;
 
-describe('HTTP contract of the foundation (contract §1, spec §7, §9)', () => {
+describe('HTTP contract of the foundation (README.md#http-contract)', () => {
   let t: TestApp;
   let token: string;
   let apiKey: string;

@@ -12,10 +12,10 @@ import {
 import { call } from '../utils/http';
 
 /**
- * Issue 9, finding 1: names shown in a community belong to the membership. A community never
- * changes a user account, and adding an existing account reveals nothing the caller did not send.
+ * docs/product-decisions.md#7-resources: names shown in a community belong to the membership. A community
+ * never changes a user account, and adding an existing account reveals nothing the caller did not send.
  */
-describe('members: display names per membership (contract §7)', () => {
+describe('members: display names per membership (docs/product-decisions.md#7-resources)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

@@ -11,7 +11,7 @@ import {
 } from '../utils/factories';
 import { call } from '../utils/http';
 
-describe('POST /api/sdk/members/bulk (contract §7)', () => {
+describe('POST /api/sdk/members/bulk (docs/product-decisions.md#7-resources)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

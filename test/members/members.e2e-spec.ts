@@ -10,7 +10,7 @@ import {
 } from '../utils/factories';
 import { call } from '../utils/http';
 
-describe('members: list, role, add (contract §3, §4, §7)', () => {
+describe('members: list, role, add (README.md#members-customization-embed)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

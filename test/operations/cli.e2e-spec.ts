@@ -53,7 +53,7 @@ async function withUnreachableDatabase<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-describe('CLI (contract §6)', () => {
+describe('CLI (docs/product-decisions.md#6-bootstrapping)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

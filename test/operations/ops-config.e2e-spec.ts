@@ -121,7 +121,7 @@ describe('ops/: alert rules, dashboard and scrape configuration', () => {
     expect(worker).toContain('nodejs_eventloop_lag_p99_seconds');
   });
 
-  it('has the four alerts of issue 16, each with a severity, a summary and a runbook section that exists', () => {
+  it('has the outbox-lag, failure-ratio, worker-absent and 5xx alerts, each with a severity, a summary and a runbook section that exists', () => {
     expect(rules.map((r) => r.alert)).toEqual(
       expect.arrayContaining([
         'OutboxLagHigh',

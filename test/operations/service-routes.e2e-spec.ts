@@ -4,7 +4,7 @@ import { call } from '../utils/http';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
 
-describe('service routes: API keys and communities (contract §2, §6)', () => {
+describe('service routes: API keys and communities (docs/product-decisions.md#6-bootstrapping)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

@@ -3,8 +3,8 @@ import { createApiKey, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
 /**
- * Webhook portal links (issue 15): a single-use, short-lived token in a URL fragment, exchanged for a
- * session that reaches its own community's webhook routes and nothing else.
+ * Webhook portal links (README.md#webhook-portal): a single-use, short-lived token in a URL fragment,
+ * exchanged for a session that reaches its own community's webhook routes and nothing else.
  */
 describe('webhook portal links', () => {
   let t: TestApp;

@@ -7,10 +7,10 @@ import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor
 import { syntheticData } from '../utils/synthetic-event';
 
 /**
- * Fairness between endpoints (issue 10 §4, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). In-process workers,
- * but here rather than in test/delivery: each test sets its own cap, concurrency and timeout, which
- * must not leak into the e2e suite's workers sharing that run's outbox (resilience files run one at
- * a time on a database of their own). Each test also has a queue prefix of its own.
+ * Fairness between endpoints (docs/product-decisions.md#5-webhooks, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT).
+ * In-process workers, but here rather than in test/delivery: each test sets its own cap, concurrency and
+ * timeout, which must not leak into the e2e suite's workers sharing that run's outbox (resilience files run
+ * one at a time on a database of their own). Each test also has a queue prefix of its own.
  */
 describe('endpoint fairness', () => {
   let api: TestApp;

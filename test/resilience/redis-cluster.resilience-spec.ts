@@ -11,7 +11,10 @@ import { requestsPerMessage } from './delivery-helpers';
 
 jest.setTimeout(120_000);
 
-/** How soon a revocation through one API must be refused by another (issue 13 §2, issue 17). */
+/**
+ * How soon a revocation through one API must be refused by another
+ * (docs/product-decisions.md#2-identities-login-api-keys).
+ */
 const PROPAGATION_MS = 1_000;
 
 // REDIS_CLUSTER_NODES set: two APIs and a worker on a 3-master Redis Cluster of the test's own

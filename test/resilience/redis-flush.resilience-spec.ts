@@ -9,9 +9,9 @@ import { ChildWorker, killStillRunning, RedisServer, sparePort, spawnWorker, sta
 jest.setTimeout(120_000);
 
 /**
- * Redis is a cache of the delivery schedule, PostgreSQL its owner (issue 10 §2): emptying every key
- * of the test's own redis-server (FLUSHALL, as an empty replica promoted would) loses no delivery
- * and sends no attempt twice. The sweep finds what Redis forgot within WEBHOOK_SWEEP_INTERVAL.
+ * Redis is a cache of the delivery schedule, PostgreSQL its owner (docs/product-decisions.md#5-webhooks):
+ * emptying every key of the test's own redis-server (FLUSHALL, as an empty replica promoted would) loses no
+ * delivery and sends no attempt twice. The sweep finds what Redis forgot within WEBHOOK_SWEEP_INTERVAL.
  */
 describe('Redis emptied (FLUSHALL)', () => {
   let redis: RedisServer;

@@ -1,4 +1,4 @@
-// The scale test (issue 17 §3): compiled APIs and workers as child processes, a Redis Cluster and a
+// The scale test (README.md#tests): compiled APIs and workers as child processes, a Redis Cluster and a
 // PgBouncer of the test's own. test/scale/run.sh compiles the build and runs it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const base = require('../../jest.config.js');

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The scale test (issue 17 §3): 3 APIs and 3 workers from a compiled build on a Redis Cluster of
+# The scale test (README.md#tests): 3 APIs and 3 workers from a compiled build on a Redis Cluster of
 # 3 masters with a replica each and behind PgBouncer (transaction pooling), against real PostgreSQL
 # on 127.0.0.1:5432. Needs redis-server, redis-cli and pgbouncer (installed here when missing and
 # apt-get is there). Compiles into a temporary directory (never dist/), then prints the figures.

@@ -13,9 +13,9 @@ import { Burst, burstOf, checkAgainstLog, deliveryLog, ReceiverLedger, waitForBu
 import { Fleet } from './fleet';
 import { report } from './report';
 
-// Issue 17 §3: three APIs and three workers, compiled, on a Redis Cluster of three masters with one
-// replica each and behind PgBouncer (transaction pooling), proven to keep every promise together.
-// test/scale/run.sh compiles the build and runs this file; sizes come from SCALE_* variables.
+// The scale test (README.md#tests): three APIs and three workers, compiled, on a Redis Cluster of three
+// masters with one replica each and behind PgBouncer (transaction pooling), proven to keep every promise
+// together. test/scale/run.sh compiles the build and runs this file; sizes come from SCALE_* variables.
 jest.setTimeout(900_000);
 
 const COMMUNITIES = 10;
@@ -24,7 +24,10 @@ const ENDPOINTS_PER_COMMUNITY = 5;
 const EVENTS = Number(process.env.SCALE_EVENTS ?? 5000);
 /** events of each throughput round and of each failure scenario */
 const ROUND_EVENTS = Number(process.env.SCALE_ROUND_EVENTS ?? 1000);
-/** revocation must reach every other API within this (issue 13 §2's promise) */
+/**
+ * revocation must reach every other API within this (the promise of
+ * docs/product-decisions.md#2-identities-login-api-keys)
+ */
 const REVOCATION_MS = 1_000;
 /** failed logins one account may have per window, whichever API they reach */
 const LOGIN_MAX_FAILURES = 10;

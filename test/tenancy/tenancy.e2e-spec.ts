@@ -15,7 +15,7 @@ import { ProbeModule } from './probe.module';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
 
-describe('tenant resolution and access guards (spec §5, contract §3)', () => {
+describe('tenant resolution and access guards (docs/product-decisions.md#3-tenancy-roles-permissions-plans)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({}, [AppModule, ProbeModule]);

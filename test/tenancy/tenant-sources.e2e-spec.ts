@@ -5,7 +5,7 @@ import { call } from '../utils/http';
 
 // A tenant source names one community or none: repeated, array-valued or non-string sources are
 // refused (400 naming communityId) instead of silently ignored, which let the token's community win.
-describe('repeated or array-valued tenant sources (issue 9 §6)', () => {
+describe('repeated or array-valued tenant sources (docs/product-decisions.md#3-tenancy-roles-permissions-plans)', () => {
   let t: TestApp;
   let a: { id: string; slug: string };
   let b: { id: string; slug: string };

@@ -59,7 +59,7 @@ function remaining(output: string): number {
   return Number(match[1]);
 }
 
-describe('encryption-key ring and secrets:reencrypt (issue 16 §5)', () => {
+describe('encryption-key ring and secrets:reencrypt (docs/operations.md#rotate-the-encryption-key)', () => {
   const saved = {
     DATABASE_URL: process.env.DATABASE_URL,
     WEBHOOK_SECRET_ENCRYPTION_KEY: process.env.WEBHOOK_SECRET_ENCRYPTION_KEY,

@@ -6,7 +6,8 @@ const PUBLIC_URL = 'https://93.184.215.14/hooks';
 const CAP = 3;
 const base = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 
-// WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY bounds how far one event fans out (contract §5, issue 9 §6).
+// WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY bounds how far one event fans out
+// (docs/product-decisions.md#5-webhooks).
 describe('webhook endpoints per community are capped', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -6,8 +6,8 @@ import { Receiver, startReceiver } from '../utils/webhook-receiver';
 const base = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 
 /**
- * Token buckets (spec §8, contract §5): exact burst counts, per caller and community, and one
- * bucket shared by every API instance through Redis. No test waits for a refill.
+ * Token buckets (docs/product-decisions.md#8-limits-and-unmatched-paths): exact burst counts, per caller and
+ * community, and one bucket shared by every API instance through Redis. No test waits for a refill.
  */
 describe('webhook rate limits', () => {
   let a: TestApp;

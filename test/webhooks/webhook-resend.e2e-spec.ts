@@ -12,7 +12,7 @@ const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks
 const HOUR_MS = 3600_000;
 const RECOVER_MAX = 3;
 
-/** Resend and recover: through the API, delivered by a real worker. */
+/** Resend and recover (docs/product-decisions.md#5-webhooks): through the API, delivered by a real worker. */
 describe('webhook resend and recover', () => {
   let api: TestApp;
   let worker: TestWorker;

@@ -112,7 +112,8 @@ class AgainstTheService(unittest.TestCase):
     def test_02_a_base_address_ending_in_api_v1_is_refused_at_construction(self):
         with self.assertRaisesRegex(ValueError, "ends in /api/v1"):
             Client(BASE_URL + "/api/v1")
-        # What the refusal spares the caller: the service has no versioned routes (spec §9).
+        # What the refusal spares the caller: the service has no versioned routes
+        # (docs/product-decisions.md#8-limits-and-unmatched-paths).
         with self.assertRaises(urllib.error.HTTPError) as answer:
             urllib.request.urlopen(BASE_URL + "/api/v1/sdk/community", timeout=10)
         self.assertEqual(answer.exception.code, 401)

@@ -2,7 +2,7 @@
 
 import json
 import os
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict
 
 DOCUMENT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "typescript", "openapi.json"
@@ -14,11 +14,15 @@ def document() -> Dict[str, Any]:
         return json.load(handle)
 
 
-def document_operations() -> List[Tuple[str, str]]:
-    methods = {"get", "post", "put", "patch", "delete"}
-    return [
-        (method.upper(), path)
-        for path, item in document()["paths"].items()
-        for method in item
-        if method in methods
-    ]
+def generator() -> Any:
+    """scripts/generate.py, the Python client's generator, as a module."""
+    import importlib.util
+    import sys
+
+    scripts = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    spec = importlib.util.spec_from_file_location("generate", os.path.join(scripts, "generate.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

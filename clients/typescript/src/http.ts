@@ -13,7 +13,7 @@ export interface RetryInfo {
 
 export interface ClientOptions {
   /**
-   * The service's base address, like the spec's `{base_url}` (`https://community.example.com`):
+   * The service's base address, such as `https://community.example.com`:
    * the client appends `/api/...` itself. A base ending in `/api` or `/api/v1` is refused.
    */
   baseUrl: string;
@@ -25,7 +25,10 @@ export interface ClientOptions {
   refreshToken?: string;
   /** Called with every new token pair (login, refresh, renewal on 401), so the app can store it. */
   onTokens?: (tokens: TokenPair) => void | Promise<void>;
-  /** Community id or slug, sent as X-Tenant-Id on every call (spec §5 tenant resolution). */
+  /**
+   * Community id or slug, sent as X-Tenant-Id on every call (tenant resolution:
+   * docs/product-decisions.md#3-tenancy-roles-permissions-plans).
+   */
   communityId?: string;
   /** Retries of a 429 (any call) and of a network error (idempotent calls only). Default 2; 0 turns retries off. */
   maxRetries?: number;

@@ -1,3 +1,6 @@
+import type { AuthMode, HttpClient, RequestOptions } from './http.js';
+import type { Filters, ListItem, Path, ResponseData } from './types.js';
+
 /** A page of an /api/sdk list (`page`/`limit`) or of the delivery log (`limit`/`offset`). */
 export interface Page<T> {
   items: T[];
@@ -31,4 +34,19 @@ export class Paginated<T, P extends Page<T> = Page<T>> implements AsyncIterable<
     for await (const item of this) all.push(item);
     return all;
   }
+}
+
+/** An /api/sdk list, walked page by page (`page`, `limit`): what the generated `list` methods answer. */
+export function pagedList<P extends Path>(
+  http: HttpClient,
+  path: string,
+  query: Filters<P> | Record<string, unknown> = {},
+  auth?: AuthMode,
+) {
+  return new Paginated<
+    ListItem<P>,
+    ResponseData<P, 'get'> & { items: ListItem<P>[]; hasMore: boolean; total: number }
+  >((index) =>
+    http.request('GET', path, { query: { ...query, page: index + 1 } as RequestOptions['query'], auth }),
+  );
 }

@@ -45,6 +45,9 @@ export type RequestBody<P extends Path, M extends HttpMethod> =
 export type QueryParams<P extends Path, M extends HttpMethod> =
   Operation<P, M> extends { parameters: { query?: infer Q } } ? Partial<NonNullable<Q>> : never;
 
+/** The query of a list route without the paging fields, which its iterator drives. */
+export type Filters<P extends Path> = Omit<QueryParams<P, 'get'>, 'page' | 'offset'>;
+
 /** The items of a paginated list route. */
 export type ListItem<P extends Path> = ResponseData<P, 'get'> extends { items: (infer T)[] } ? T : never;
 

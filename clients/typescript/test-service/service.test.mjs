@@ -98,7 +98,8 @@ after(async () => {
 
 test('a base address ending in /api/v1 is refused at construction', async () => {
   assert.throws(() => new CommunityPlatformClient({ baseUrl: `${baseUrl}/api/v1` }), /ends in \/api\/v1/);
-  // What the refusal spares the caller: the service has no versioned routes (spec §9).
+  // What the refusal spares the caller: the service has no versioned routes
+  // (docs/product-decisions.md#8-limits-and-unmatched-paths).
   const res = await fetch(`${baseUrl}/api/v1/sdk/community`);
   assert.equal(res.status, 401);
 });
@@ -108,7 +109,7 @@ test('the document the service serves is the committed openapi.json the types co
   const committed = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'));
   assert.ok(
     isDeepStrictEqual(live, committed),
-    'clients/typescript/openapi.json differs from /api/docs-json: run `npm run openapi` in clients/typescript',
+    'clients/typescript/openapi.json differs from /api/docs-json: run `npm run clients:generate` at the repository root',
   );
 });
 

@@ -15,7 +15,7 @@ export type Permission = (typeof PERMISSIONS)[number];
 /** Roles, highest first. */
 export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'MODERATOR', 'MEMBER'];
 
-/** The one role → permission table (contract §3). */
+/** The one role → permission table (docs/product-decisions.md#3-tenancy-roles-permissions-plans). */
 const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
   OWNER: PERMISSIONS,
   ADMIN: PERMISSIONS,

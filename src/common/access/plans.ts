@@ -12,7 +12,7 @@ export const FEATURE_KEYS = [
 ] as const;
 export type FeatureKey = (typeof FEATURE_KEYS)[number];
 
-/** The one plan → feature table (contract §3). */
+/** The one plan → feature table (docs/product-decisions.md#3-tenancy-roles-permissions-plans). */
 const PLAN_FEATURES: Record<Plan, readonly FeatureKey[]> = {
   FREE: ['content', 'members'],
   PRO: ['content', 'members', 'webhooks', 'customization', 'advertisements', 'embed'],

@@ -16,11 +16,14 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 /** The route takes X-Api-Key as well as a Bearer JWT (default: Bearer JWT only). */
 export const AllowApiKey = () => SetMetadata(ALLOW_API_KEY, true);
 /**
- * A webhook-portal session (issue 15) may call this route, in its own community only (default: a
- * portal session is refused everywhere).
+ * A webhook-portal session (README.md#webhook-portal) may call this route, in its own community only
+ * (default: a portal session is refused everywhere).
  */
 export const AllowPortalSession = () => SetMetadata(ALLOW_PORTAL_SESSION, true);
-/** The route acts inside one community, resolved by the order of spec §5. */
+/**
+ * The route acts inside one community, resolved by the order of
+ * docs/product-decisions.md#3-tenancy-roles-permissions-plans.
+ */
 export const TenantScoped = () => SetMetadata(TENANT_SCOPED, true);
 /** The caller needs this permission in the resolved community (implies @TenantScoped). */
 export const RequirePermission = (permission: Permission) => SetMetadata(REQUIRED_PERMISSION, permission);

@@ -5,7 +5,7 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
-import { AppError, Errors } from './app-error';
+import { AppError, Errors, MAX_VALIDATION_DETAILS } from './app-error';
 import { toErrorResponse } from './error-response';
 
 function fastifyError(code: string, statusCode: number, message = 'raw fastify text') {
@@ -16,7 +16,7 @@ function prismaError(code: string) {
   return new Prisma.PrismaClientKnownRequestError('db said no', { code, clientVersion: 'test' });
 }
 
-describe('toErrorResponse (contract §1 error bodies)', () => {
+describe('toErrorResponse (error bodies of docs/product-decisions.md#1-responses-and-errors)', () => {
   it('keeps an AppError: status, code, message, extra fields and headers', () => {
     expect(toErrorResponse(Errors.featureNotAvailable('webhooks'))).toEqual({
       status: 403,
@@ -33,12 +33,13 @@ describe('toErrorResponse (contract §1 error bodies)', () => {
       headers: { 'retry-after': '7' },
       body: { success: false, code: 'RATE_LIMITED', error: 'Too many requests', retryAfter: 7 },
     });
-    expect(toErrorResponse(Errors.validation([{ field: 'slug', message: 'bad' }])).body).toEqual({
+    expect(toErrorResponse(Errors.validation([{ field: 'slug', message: 'slug is bad' }])).body).toEqual({
       success: false,
       code: 'VALIDATION_ERROR',
-      error: 'Validation failed',
-      details: [{ field: 'slug', message: 'bad' }],
+      error: 'slug is bad',
+      details: [{ field: 'slug', message: 'slug is bad' }],
     });
+    expect(toErrorResponse(Errors.validation([])).body.error).toBe('Validation failed');
     expect(toErrorResponse(new AppError(500, 'WEBHOOK_TEST_FAILED', 'boom', { data: 1 })).body).toMatchObject(
       {
         code: 'WEBHOOK_TEST_FAILED',
@@ -115,5 +116,32 @@ describe('toErrorResponse (contract §1 error bodies)', () => {
         body: { success: false, code: 'INTERNAL_ERROR', error: 'Internal server error' },
       });
     }
+  });
+});
+
+describe('validation details', () => {
+  it(`lists at most ${MAX_VALIDATION_DETAILS} and counts the rest`, () => {
+    const details = Array.from({ length: 110_000 }, (_, i) => ({
+      field: `k${i}`,
+      message: `k${i} is not a known field`,
+    }));
+    const { body } = toErrorResponse(Errors.validation(details));
+    expect(body.details).toEqual(details.slice(0, MAX_VALIDATION_DETAILS));
+    expect(body.detailsOmitted).toBe(110_000 - MAX_VALIDATION_DETAILS);
+    expect(body.error).toBe(
+      `${details
+        .slice(0, MAX_VALIDATION_DETAILS)
+        .map((d) => d.message)
+        .join('; ')}; and ${110_000 - MAX_VALIDATION_DETAILS} more`,
+    );
+    expect(JSON.stringify(body).length).toBeLessThan(4_000);
+  });
+
+  it('says nothing of omitted details when there are none', () => {
+    const details = Array.from({ length: MAX_VALIDATION_DETAILS }, (_, i) => ({
+      field: `f${i}`,
+      message: 'bad',
+    }));
+    expect(toErrorResponse(Errors.validation(details)).body).not.toHaveProperty('detailsOmitted');
   });
 });

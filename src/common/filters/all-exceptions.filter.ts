@@ -9,7 +9,7 @@ import { setResponseErrorCode } from '../../logging/error-code';
 /**
  * The one global exception filter: every error leaves in the contract's body. An unmatched path
  * (Nest's router NotFoundException, never an AppError) answers 401 without valid credentials and
- * 400 TENANT_CONTEXT_REQUIRED with them, never 404 (spec §7).
+ * 400 TENANT_CONTEXT_REQUIRED with them, never 404 (docs/product-decisions.md#8-limits-and-unmatched-paths).
  */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {

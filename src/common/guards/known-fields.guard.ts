@@ -16,11 +16,11 @@ interface RouteShape {
 }
 
 /**
- * The query string and body of a route that declares no DTO for them are held to the same rule as
- * the others: a tenant-scoped route knows `communityId` (contract §1, validated as TenantBodyDto),
- * any other field is a 400 VALIDATION_ERROR naming it. The last global guard (app.module.ts), so it
- * answers where the pipe would: after credentials (401), tenant, plan, permission and rate limit.
- * A guard rather than an interceptor: Nest runs no rxjs chain for a route without interceptors.
+ * The query string and body of a route that declares no DTO for them are held to the same rule as the others:
+ * a tenant-scoped route knows `communityId` (docs/product-decisions.md#3-tenancy-roles-permissions-plans,
+ * validated as TenantBodyDto), any other field is a 400 VALIDATION_ERROR naming it. The last global guard
+ * (app.module.ts), so it answers where the pipe would: after credentials (401), tenant, plan, permission and
+ * rate limit. A guard rather than an interceptor: Nest runs no rxjs chain for a route without interceptors.
  */
 @Injectable()
 export class KnownFieldsGuard implements CanActivate {

@@ -5,10 +5,10 @@ import type { AppRequest } from '../http/request-context';
 import { RATE_LIMIT, RateLimitName } from './rate-limit.policies';
 
 /**
- * @nestjs/throttler's guard, keyed the way spec §8 counts: one bucket per (operation, community,
- * caller), where the operation is the @RateLimit name (so routes that share a name share a bucket).
- * A refusal is the contract's RATE_LIMITED body with retryAfter; the exception filter sets the
- * Retry-After header from it.
+ * @nestjs/throttler's guard, keyed the way docs/product-decisions.md#8-limits-and-unmatched-paths counts: one
+ * bucket per (operation, community, caller), where the operation is the @RateLimit name (so routes that share
+ * a name share a bucket). A refusal is the contract's RATE_LIMITED body with retryAfter; the exception filter
+ * sets the Retry-After header from it.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {

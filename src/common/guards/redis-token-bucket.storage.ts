@@ -6,11 +6,11 @@ import { retryAfterSeconds, takeTokens, TokenBucketAnswer } from '../rate-limit/
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
- * @nestjs/throttler storage that keeps spec §8's token buckets in the project's Redis, shared by
- * every API instance. The throttler's "`limit` per `ttl`" is read as a bucket of `limit` tokens
- * refilled at `limit` per `ttl` (one every ttl/limit ms): same burst, same sustained rate, no
- * window edge where twice the limit passes. `blockDuration` is not used: a refused request waits
- * for the next token, as a bucket does.
+ * @nestjs/throttler storage that keeps the token buckets of
+ * docs/product-decisions.md#8-limits-and-unmatched-paths in the project's Redis, shared by every API
+ * instance. The throttler's "`limit` per `ttl`" is read as a bucket of `limit` tokens refilled at `limit` per
+ * `ttl` (one every ttl/limit ms): same burst, same sustained rate, no window edge where twice the limit
+ * passes. `blockDuration` is not used: a refused request waits for the next token, as a bucket does.
  *
  * If Redis cannot answer, the request is let through (logged): the limits protect against abuse
  * and must not take webhook management down with Redis.

@@ -24,7 +24,7 @@ export class ValidationDetailDto {
   message: string;
 }
 
-/** The contract's error body (contract §1). */
+/** The error body (docs/product-decisions.md#1-responses-and-errors). */
 export class ErrorBodyDto {
   @ApiProperty({ enum: [false] })
   success: false;
@@ -90,7 +90,7 @@ interface EndpointOptions {
   auth: AuthKind;
   /** payload class inside `data` (every success has a documented body) */
   response: Type<unknown>;
-  /** `data` is a page of `response` (contract §4) */
+  /** `data` is a page of `response` (docs/product-decisions.md#4-lists) */
   paged?: boolean;
   /** `data` is an array of `response` */
   isArray?: boolean;
@@ -100,7 +100,10 @@ interface EndpointOptions {
   errors?: number[];
   /** an error status whose body says more than ErrorBodyDto (e.g. the failed attempt as `data`) */
   errorBodies?: Partial<Record<number, Type<unknown>>>;
-  /** the route takes no query DTO but, being tenant-scoped, accepts `?communityId=` (contract §1) */
+  /**
+   * the route takes no query DTO but, being tenant-scoped, accepts `?communityId=`
+   * (docs/product-decisions.md#3-tenancy-roles-permissions-plans)
+   */
   communityIdQuery?: boolean;
 }
 

@@ -12,7 +12,7 @@ export interface Actor {
   defaultCommunityId: string | null;
   /** the session a Bearer token belongs to: a login's refresh family, or a portal session (portalCommunityId set) */
   sessionId?: string;
-  /** a webhook-portal session (issue 15): the one community whose portal routes it may use */
+  /** a webhook-portal session (README.md#webhook-portal): the one community whose portal routes it may use */
   portalCommunityId?: string;
   apiKey?: { id: string; communityId: string; scopes: readonly Permission[] };
 }
@@ -29,7 +29,10 @@ export interface TenantContext {
   /** the caller's membership role; null for a platform admin who is not a member */
   role: Role | null;
   permissions: ReadonlySet<Permission>;
-  /** how the community was resolved (spec §5), for logs and debugging */
+  /**
+   * how the community was resolved (docs/product-decisions.md#3-tenancy-roles-permissions-plans), for logs
+   * and debugging
+   */
   source: 'host' | 'path' | 'query' | 'body' | 'x-community-id' | 'x-tenant-id' | 'credential';
 }
 

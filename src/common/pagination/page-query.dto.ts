@@ -8,7 +8,10 @@ export const MAX_PAGE_SIZE = 100;
 export const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
 
-/** `page` and `limit` of every /api/sdk list (contract §4), plus the tenant fields the query may carry. */
+/**
+ * `page` and `limit` of every /api/sdk list (docs/product-decisions.md#4-lists), plus the tenant fields the
+ * query may carry.
+ */
 export class PageQueryDto {
   /** page number, from 1 */
   @OptionalNotNull()
@@ -26,7 +29,7 @@ export class PageQueryDto {
   @Max(MAX_PAGE_SIZE)
   limit: number = 20;
 
-  /** community id or slug (tenant resolution, spec §5) */
+  /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
   @OptionalNotNull()
   @IsString()
   @MaxLength(100)

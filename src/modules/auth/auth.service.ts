@@ -24,7 +24,8 @@ export class AuthService {
   /**
    * One message for an unknown e-mail and a wrong password (no user enumeration), and one failure
    * budget per e-mail as typed, known or not, and client address (LoginAttemptLimiter). The token's
-   * tenant: communityId of the body, else spec §5's order, else the community joined first.
+   * tenant: communityId of the body, else the order of docs/product-decisions.md#3-tenancy-roles-permissions-plans,
+   * else the community joined first.
    */
   async login(dto: LoginDto, request: AppRequest): Promise<TokenPair> {
     // Before the lookup, for known and unknown e-mails alike: a refusal must not tell them apart.

@@ -13,7 +13,7 @@ import { SessionRevocationsService } from './session-revocations.service';
 /** The Postgres schema that holds tenant rows: every community shares `public` in this layout. */
 export const TENANT_SCHEMA = 'public';
 
-/** Claims of an access token (the contract's claims plus sub/iat/exp/jti; sid names the refresh family). */
+/** Claims of an access token (docs/product-decisions.md#2-identities-login-api-keys; sid names the refresh family). */
 export interface AccessClaims {
   userId: string;
   email: string;
@@ -60,7 +60,7 @@ function hasWellFormedClaims(claims: Partial<AccessClaims> | null | undefined): 
 }
 
 /**
- * Claims of a webhook-portal session, opened by a single-use portal link. `typ: 'portal'` keeps it
+ * Claims of a webhook-portal session (README.md#webhook-portal), opened by a single-use portal link. `typ: 'portal'` keeps it
  * out of every route not marked @AllowPortalSession(), and communityId out of every other community;
  * the user is the link's creator, whose permissions are checked again on each request. `sid` is the
  * session's row (portal_sessions), which logout revokes.

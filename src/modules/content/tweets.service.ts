@@ -27,7 +27,7 @@ export class TweetsService {
     private readonly outbox: OutboxService,
   ) {}
 
-  /** Newest first; the id breaks ties so pages never overlap or skip (contract §4). */
+  /** Newest first; the id breaks ties so pages never overlap or skip (docs/product-decisions.md#4-lists). */
   list(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
     return newestFirstPage<TweetDto>(this.prisma, TWEET_LIST, communityId, page);
   }

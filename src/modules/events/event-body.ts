@@ -3,7 +3,9 @@ import type { EventData, EventType } from './event-catalog';
 
 const nextUlid = monotonicFactory();
 
-/** The body every receiver gets (contract §5); `id` is also the `webhook-id` header. */
+/**
+ * The body every receiver gets (docs/product-decisions.md#5-webhooks); `id` is also the `webhook-id` header.
+ */
 export interface EventBody<T = Record<string, unknown>> {
   id: string;
   type: EventType;

@@ -10,7 +10,10 @@ import {
 } from './event-catalog';
 import { dateTime, uuid } from './payload-schema';
 
-/** JSON Schema of the whole body a receiver gets for `type` (contract §5), its `data` included. */
+/**
+ * JSON Schema of the whole body a receiver gets for `type` (docs/product-decisions.md#5-webhooks), its `data`
+ * included.
+ */
 export function eventBodySchema(type: EventType) {
   return {
     type: 'object',

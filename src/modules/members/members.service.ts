@@ -16,7 +16,10 @@ import { normaliseEmail } from '../../common/validation/email';
 
 const NEWEST_FIRST = [{ joinedAt: 'desc' as const }, { id: 'desc' as const }];
 
-/** Listing members, changing a role, and adding one member, under the role rules of contract §3. */
+/**
+ * Listing members, changing a role, and adding one member, under the role rules of
+ * docs/product-decisions.md#3-tenancy-roles-permissions-plans.
+ */
 @Injectable()
 export class MembersService {
   constructor(

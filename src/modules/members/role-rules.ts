@@ -10,7 +10,9 @@ export function roleCeiling(callerRole: Role | null): Role {
   return callerRole ?? 'OWNER';
 }
 
-/** Nobody raises a member above their own role (contract §3). */
+/**
+ * Nobody raises a member above their own role (docs/product-decisions.md#3-tenancy-roles-permissions-plans).
+ */
 export function assertMayAssign(ceiling: Role, newRole: Role, where = 'role'): void {
   if (isRoleAbove(newRole, ceiling)) {
     throw Errors.forbidden(`${where}: a ${ceiling} cannot give the ${newRole} role`);
@@ -24,7 +26,10 @@ export function assertMayChange(ceiling: Role, currentRole: Role, where = 'membe
   }
 }
 
-/** The community must keep at least one OWNER after the change (contract §3). */
+/**
+ * The community must keep at least one OWNER after the change
+ * (docs/product-decisions.md#3-tenancy-roles-permissions-plans).
+ */
 export function assertOwnersRemain(ownersAfter: number): void {
   if (ownersAfter < 1) {
     throw Errors.conflict('The last OWNER of a community cannot be demoted; make another member OWNER first');

@@ -70,8 +70,9 @@ function field(container: unknown, name: string, where: string): string | undefi
 }
 
 /**
- * Resolves the community of a tenant-scoped request, in the priority order of spec §5, and what
- * the caller may do there. This is the only place that order is written down.
+ * Resolves the community of a tenant-scoped request, in the priority order of
+ * docs/product-decisions.md#3-tenancy-roles-permissions-plans, and what the caller may do there. This is the
+ * only place that order is written down.
  */
 @Injectable()
 export class TenancyService {
@@ -105,7 +106,10 @@ export class TenancyService {
     this.domains = bus?.cache(DOMAIN_INVALIDATION, limits);
   }
 
-  /** The explicit (non-credential) candidates of spec §5, highest first: host, then the request's fields. */
+  /**
+   * The explicit (non-credential) candidates of docs/product-decisions.md#3-tenancy-roles-permissions-plans,
+   * highest first: host, then the request's fields.
+   */
   explicitCandidates(request: AppRequest): Candidate[] {
     const candidates: Candidate[] = [];
     const path = field(request.params, 'communityId', 'path');
@@ -214,9 +218,10 @@ export class TenancyService {
   }
 
   /**
-   * A verified custom domain on Host wins over everything (spec §5.1). The service's own names
-   * (SERVICE_HOSTNAMES, localhost, PUBLIC_BASE_URL's host) never match, whatever a row holds, and a
-   * pending domain lives in another column, so it resolves nothing until verified.
+   * A verified custom domain on Host wins over everything
+   * (docs/product-decisions.md#3-tenancy-roles-permissions-plans). The service's own names
+   * (SERVICE_HOSTNAMES, localhost, PUBLIC_BASE_URL's host) never match, whatever a row holds, and a pending
+   * domain lives in another column, so it resolves nothing until verified.
    */
   private async communityByHost(request: AppRequest): Promise<{ id: string } | null> {
     // A fully qualified name's trailing dot names the same host: strip it before comparing.

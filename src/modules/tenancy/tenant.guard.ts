@@ -4,7 +4,10 @@ import { isTenantScoped } from '../../common/decorators/auth.decorators';
 import type { AppRequest } from '../../common/http/request-context';
 import { TenancyService } from './tenancy.service';
 
-/** Resolves the community (spec §5) for routes that act in one, and checks the caller belongs there. */
+/**
+ * Resolves the community (docs/product-decisions.md#3-tenancy-roles-permissions-plans) for routes that act in
+ * one, and checks the caller belongs there.
+ */
 @Injectable()
 export class TenantGuard implements CanActivate {
   constructor(

@@ -46,7 +46,10 @@ type DeliveryPageRow = [
   endpointFound: boolean,
 ];
 
-/** A delivery attempt as the API shows it (contract §7), with the event body that was sent. */
+/**
+ * A delivery attempt as the API shows it (docs/product-decisions.md#7-resources), with the event body that
+ * was sent.
+ */
 export interface DeliveryView {
   id: string;
   endpointId: string;

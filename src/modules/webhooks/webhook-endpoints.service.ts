@@ -67,9 +67,9 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * Partial update. isActive=true on an inactive endpoint is a re-enable: it clears disabledAt and
-   * the failure streak (spec §3), so an auto-disabled endpoint starts afresh; on an endpoint that is
-   * already active it changes nothing.
+   * Partial update. isActive=true on an inactive endpoint is a re-enable: it clears disabledAt and the
+   * failure streak (docs/product-decisions.md#5-webhooks), so an auto-disabled endpoint starts afresh; on an
+   * endpoint that is already active it changes nothing.
    */
   async update(communityId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     const url = dto.url === undefined ? undefined : await this.validUrl(dto.url);

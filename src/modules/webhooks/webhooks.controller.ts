@@ -37,8 +37,9 @@ import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
 
 /**
- * The community in the path is the one the request acts in. Only a custom-domain Host outranks
- * it (spec §5); a path naming another community than that host is refused rather than guessed.
+ * The community in the path is the one the request acts in. Only a custom-domain Host outranks it
+ * (docs/product-decisions.md#3-tenancy-roles-permissions-plans); a path naming another community than that
+ * host is refused rather than guessed.
  */
 export function communityOf(tenant: TenantContext, params: CommunityParamsDto): string {
   if (params.communityId !== tenant.communityId) {
@@ -47,7 +48,10 @@ export function communityOf(tenant: TenantContext, params: CommunityParamsDto): 
   return tenant.communityId;
 }
 
-/** Webhook endpoint management (spec §4.3): Bearer JWT only, WEBHOOKS_MANAGE, plan feature `webhooks`. */
+/**
+ * Webhook endpoint management (README.md#webhooks): Bearer JWT only, WEBHOOKS_MANAGE, plan feature
+ * `webhooks`.
+ */
 @ApiTags('webhooks')
 @Controller('communities/:communityId/webhooks')
 @RequireFeature('webhooks')

@@ -6,24 +6,13 @@ These mirror the schemas of the service's OpenAPI document (``clients/typescript
 
 from typing import Any, Dict, List, Literal, Optional, TypedDict
 
+from .events import WebhookEventType  # generated from the document's event schemas
+
 Plan = Literal["FREE", "PRO", "ENTERPRISE"]
 MemberRole = Literal["OWNER", "ADMIN", "MODERATOR", "MEMBER"]
 ParentType = Literal["tweets", "tasks"]
 DeliveryStatus = Literal["PENDING", "SUCCESS", "FAILED"]
 TaskStatus = Literal["OPEN", "IN_PROGRESS", "DONE"]
-WebhookEventType = Literal[
-    "community.updated",
-    "tweet.created",
-    "tweet.updated",
-    "tweet.deleted",
-    "comment.created",
-    "like.created",
-    "member.joined",
-    "member.updated",
-    "customization.updated",
-    "embed.session.created",
-    "webhook.test",
-]
 
 
 class ErrorDetail(TypedDict, total=False):

@@ -11,7 +11,7 @@ export class LoginDto {
   @MaxLength(256)
   password: string;
 
-  /** community (id or slug) the token should be issued for; defaults per contract §2 */
+  /** community (id or slug) the token should be issued for; defaults per docs/product-decisions.md#2-identities-login-api-keys */
   @OptionalNotNull()
   @IsString()
   @MaxLength(100)

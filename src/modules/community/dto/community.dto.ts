@@ -51,7 +51,10 @@ export class SettingsDto {
   customDomainPending: CustomDomainPendingDto | null;
 }
 
-/** The community (contract §7, as the service routes give it) with its settings and branding. */
+/**
+ * The community (README.md#community-and-content, as the service routes give it) with its settings and
+ * branding.
+ */
 export class SdkCommunityDto extends CommunityDto {
   description: string;
   @ApiProperty({ enum: Visibility })

@@ -10,7 +10,10 @@ export class IdParamDto {
   id: string;
 }
 
-/** `:parent/:id` of the comment and like routes (contract §4: tweets or tasks, nothing else). */
+/**
+ * `:parent/:id` of the comment and like routes (docs/product-decisions.md#4-lists: tweets or tasks, nothing
+ * else).
+ */
 export class ParentParamsDto extends IdParamDto {
   @ApiProperty({ enum: ParentType })
   @IsIn(PARENT_TYPES, { message: `parent must be one of: ${PARENT_TYPES.join(', ')}` })

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ROLES } from '../../../common/access/permissions';
 import type { Role } from '../../../generated/prisma/enums';
 
-/** Member (contract §7): `id` is the membership id. */
+/** Member (docs/product-decisions.md#7-resources): `id` is the membership id. */
 export class MemberDto {
   id: string;
   userId: string;

@@ -116,7 +116,7 @@ export function checkTargetUrlShape(raw: string, allowInsecure: boolean): URL {
 }
 
 /**
- * Every rule of a webhook target (spec §8, contract §5), as checked on create and update: the
+ * Every rule of a webhook target (docs/product-decisions.md#5-webhooks), as checked on create and update: the
  * shape, then, for a DNS name, EVERY address it resolves to must be public. The target itself is
  * never contacted here.
  */

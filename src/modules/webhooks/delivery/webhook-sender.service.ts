@@ -12,7 +12,7 @@ import { checkTargetUrlShape, ResolveAll, UnsafeTargetError } from './url-safety
 /** DI token of the resolver used for target addresses (tests provide one that answers what they need). */
 export const WEBHOOK_DNS_LOOKUP = Symbol('WEBHOOK_DNS_LOOKUP');
 
-/** What the receiver keeps of an answer: the first 4 KiB (contract §5). */
+/** What the receiver keeps of an answer: the first 4 KiB (docs/product-decisions.md#5-webhooks). */
 export const MAX_RESPONSE_BODY_BYTES = 4096;
 
 export interface SendInput {

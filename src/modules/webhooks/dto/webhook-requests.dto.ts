@@ -42,7 +42,7 @@ export class DeliveryParamsDto extends WebhookParamsDto {
 /** Resend takes no fields of its own; the body may be empty. */
 export class ResendDeliveryDto extends TenantBodyDto {}
 
-/** Recover's window (contract §5): since < until, at most 14 days apart. */
+/** Recover's window (docs/product-decisions.md#5-webhooks): since < until, at most 14 days apart. */
 export class RecoverDeliveriesDto extends TenantBodyDto {
   @ApiProperty({
     format: 'date-time',
@@ -109,7 +109,10 @@ export class UpdateWebhookDto extends TenantBodyDto {
   isActive?: boolean;
 }
 
-/** Delivery-log paging (contract §4): limit 1–100 (default 50), offset from 0 (default 0). */
+/**
+ * Delivery-log paging (docs/product-decisions.md#4-lists): limit 1–100 (default 50), offset from 0
+ * (default 0).
+ */
 export class DeliveryQueryDto {
   @OptionalNotNull()
   @Transform(toInteger)
@@ -130,7 +133,7 @@ export class DeliveryQueryDto {
   @IsIn(Object.values(DeliveryStatus))
   status?: DeliveryStatus;
 
-  /** community id or slug (tenant resolution, spec §5) */
+  /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
   @OptionalNotNull()
   @IsString()
   @MaxLength(100)

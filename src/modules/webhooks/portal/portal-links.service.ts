@@ -10,9 +10,9 @@ import { hasFeature } from '../../../common/access/plans';
 import type { PortalCommunityDto, PortalLinkDto, PortalSessionDto } from './portal-links.dto';
 
 /**
- * Portal links (issue 15, like Svix's App Portal): a community's app hands its admin a link that
- * opens the webhook portal without a password. The token is single-use, short-lived, stored only as
- * its SHA-256, and travels in the URL's fragment so that no server or proxy ever logs it.
+ * Portal links (README.md#webhook-portal, like Svix's App Portal): a community's app hands its admin a link
+ * that opens the webhook portal without a password. The token is single-use, short-lived, stored only as its
+ * SHA-256, and travels in the URL's fragment so that no server or proxy ever logs it.
  */
 @Injectable()
 export class PortalLinksService {

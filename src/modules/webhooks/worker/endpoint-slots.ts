@@ -66,7 +66,7 @@ type SlotsRedis = RedisClient & {
 };
 
 /**
- * Fairness between endpoints: at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts of
+ * Fairness between endpoints (docs/product-decisions.md#5-webhooks): at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts of
  * one endpoint run at once across every worker. The cap is a lease semaphore per endpoint in Redis
  * (a sorted set of lease ids scored by expiry, so a killed worker's slots free themselves). A job
  * that finds its endpoint full does not wait in its worker slot: it goes back to BullMQ's delayed
