@@ -393,6 +393,38 @@ describe('hostile input on every write route (generated from the OpenAPI documen
     });
   });
 
+  describe('ids in the path', () => {
+    // communityId is left out: the tenant guard resolves it (id or slug) before any validation.
+    it('every id path parameter is documented as a uuid and refuses anything else with a 400 naming it', async () => {
+      let cases = 0;
+      for (const [template, operations] of Object.entries<any>(doc.paths)) {
+        for (const [method, operation] of Object.entries<any>(operations)) {
+          const route: WriteRoute = {
+            method: method.toUpperCase() as Method,
+            template,
+            schema: null,
+            rateLimited: false,
+            parameters: operation.parameters ?? [],
+          };
+          const ids = route.parameters.filter(
+            (p: any) => p.in === 'path' && p.name !== 'communityId' && !p.schema?.enum,
+          );
+          for (const parameter of ids as any[]) {
+            const label = `${route.method} ${template} ${parameter.name}`;
+            expect({ label, format: parameter.schema?.format }).toEqual({ label, format: 'uuid' });
+            const url = urlOf(route, { [parameter.name]: 'not-a-uuid' });
+            const body = route.method === 'GET' ? undefined : {};
+            const res = await call(t.app, route.method, url, { token: owner.token, body });
+            expect({ label, status: res.status }).toEqual({ label, status: 400 });
+            expectContract400(res, parameter.name);
+            cases++;
+          }
+        }
+      }
+      expect(cases).toBeGreaterThanOrEqual(15);
+    });
+  });
+
   describe('null where a field is not nullable', () => {
     it('every optional (or required) non-nullable field refuses null with a 400 naming it', async () => {
       let cases = 0;
