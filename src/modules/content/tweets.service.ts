@@ -2,11 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { PostingRule } from '../../common/access/posting';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, TenantContext } from '../../common/http/request-context';
+import { newestFirstList, newestFirstPage, responseColumns } from '../../common/pagination/newest-first-page';
 import type { Page } from '../../common/pagination/page-query.dto';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
-import { newestFirstPage, responseColumns } from './newest-first-page';
 
 const TWEET_COLUMNS = responseColumns([
   'id',
@@ -19,7 +19,7 @@ const TWEET_COLUMNS = responseColumns([
   'updatedAt',
 ]);
 const TWEET_SELECT = TWEET_COLUMNS.select;
-const TWEET_LIST = { table: 'tweets', columns: TWEET_COLUMNS.sql } as const;
+const TWEET_LIST = newestFirstList('tweets', TWEET_COLUMNS.sql);
 
 @Injectable()
 export class TweetsService {
