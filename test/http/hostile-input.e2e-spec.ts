@@ -1,8 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document and answers are untyped JSON */
 import { randomUUID } from 'node:crypto';
-import { ModulesContainer } from '@nestjs/core';
 import { JwtService } from '@nestjs/jwt';
-import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import {
   ANONYMOUS_AUTH_BODY_LIMIT_BYTES,
@@ -13,6 +11,7 @@ import { MAX_JSON_DEPTH } from '../../src/common/http/input-safety';
 import { createTestApp, TestApp } from '../utils/app';
 import { createUser, memberWithToken } from '../utils/factories';
 import { call, CallResult } from '../utils/http';
+import { nestedClassOf, routeArgumentClasses } from '../utils/input-classes';
 import { builtDocument } from '../utils/openapi-conformance';
 
 /**
@@ -21,13 +20,6 @@ import { builtDocument } from '../utils/openapi-conformance';
  * each body from the validation metadata of the DTO the document names, so a new route or field is
  * covered without editing this file.
  */
-
-// class-transformer keeps @Type() in a storage it does not export from its entry point; its typings
-// exist only under types/. Read it to find a field's nested DTO (members[] → MemberInputDto).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultMetadataStorage } = require('class-transformer/cjs/storage') as {
-  defaultMetadataStorage: MetadataStorage;
-};
 
 // Hundreds of requests per test on a shared 2-core machine. jest.config.js sets testTimeout inside
 // `projects`, where jest 30 ignores it (only the global option counts), so the file sets its own.
@@ -56,34 +48,6 @@ interface WriteRoute {
   schema: string | null;
   rateLimited: boolean;
   parameters: { name: string; schema?: { enum?: string[] } }[];
-}
-
-/**
- * Every class a controller method takes as an argument or documents as its body (@ApiBody), by
- * name: the body DTOs the document's schemas are named after (a class such as AddMemberDto that
- * only inherits its rules has none of its own in class-validator's storage, so it is found through
- * the route, not the storage).
- */
-function routeArgumentClasses(app: TestApp['app']): Map<string, new () => object> {
-  const byName = new Map<string, new () => object>();
-  for (const module of app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const proto = (wrapper.metatype as { prototype?: object } | null)?.prototype;
-      if (!proto) continue;
-      for (const method of Object.getOwnPropertyNames(proto)) {
-        const documented: { type?: unknown }[] =
-          Reflect.getMetadata('swagger/apiParameters', (proto as Record<string, object>)[method]) ?? [];
-        const types: unknown[] = [
-          ...(Reflect.getMetadata('design:paramtypes', proto, method) ?? []),
-          ...documented.map((parameter) => parameter.type),
-        ];
-        for (const type of types) {
-          if (typeof type === 'function' && type.name) byName.set(type.name, type as new () => object);
-        }
-      }
-    }
-  }
-  return byName;
 }
 
 function classNamed(name: string, classes: Map<string, new () => object>): new () => object {
@@ -127,8 +91,7 @@ function fieldsOf(
   const fields: Field[] = [];
   for (const name of names) {
     const type = Reflect.getMetadata('design:type', cls.prototype, name);
-    const nested = defaultMetadataStorage.findTypeMetadata(cls, name)?.typeFunction?.() as
-      (new () => object) | undefined;
+    const nested = nestedClassOf(cls, name);
     const path = prefix ? `${prefix}.${name}` : name;
     if (nested && nested !== String) {
       const element = type === Array;
