@@ -16,6 +16,7 @@ import { runWithRequestId } from '../logging/request-id';
 import { successEnvelope } from '../common/http/success-envelope';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
+import { addValidationLimits } from '../common/http/validation-limits';
 import { AppLogger } from '../logging/app-logger';
 import { setResponseErrorCode } from '../logging/error-code';
 import { logRequests } from '../logging/request-log';
@@ -23,7 +24,7 @@ import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
 import { addEventSchemas } from '../modules/events/event-schemas';
-import { completeOpenApiDocument } from './openapi-document';
+import { completeOpenApiDocument, inputClassesOf } from './openapi-document';
 import { servePortal } from './portal-static';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -175,7 +176,8 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, API_KEY_AUTH)
     .build();
-  return completeOpenApiDocument(addEventSchemas(SwaggerModule.createDocument(app, config)));
+  const document = addEventSchemas(SwaggerModule.createDocument(app, config));
+  return completeOpenApiDocument(addValidationLimits(document, inputClassesOf(app)));
 }
 
 /** A provider when the app's modules have it (test apps built from a few modules may not). */

@@ -1,3 +1,5 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type {
   OperationObject,
@@ -5,6 +7,7 @@ import type {
   ResponseObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { errorResponse } from '../common/http/api-docs';
+import { classesWithValidationRules, type InputClass } from '../common/http/validation-limits';
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Methods whose requests Fastify parses a body for: each can meet the body limit and the JSON-only rule. */
@@ -79,4 +82,34 @@ function completeOperation(operation: OperationObject, method: string): void {
     const schema = parameter.schema as { default?: unknown } | undefined;
     if (parameter.in === 'query' && schema?.default !== undefined) parameter.required = false;
   }
+}
+
+/**
+ * The classes the routes take as input, for addValidationLimits to find each schema's class: every
+ * controller method's parameter types (body, query and path DTOs, a DTO that only inherits its rules
+ * included), the bodies documented with @ApiBody, and every class class-validator holds rules of
+ * (the nested DTOs).
+ */
+export function inputClassesOf(app: INestApplicationContext): InputClass[] {
+  const classes = new Set<InputClass>(classesWithValidationRules());
+  for (const module of app.get(ModulesContainer).values()) {
+    for (const wrapper of module.controllers.values()) {
+      const prototype = (wrapper.metatype as { prototype?: Record<string, unknown> } | null)?.prototype;
+      if (!prototype) continue;
+      for (const method of Object.getOwnPropertyNames(prototype)) {
+        const handler = prototype[method];
+        if (typeof handler !== 'function') continue;
+        const documented = (Reflect.getMetadata('swagger/apiParameters', handler) ?? []) as {
+          type?: unknown;
+        }[];
+        const types: unknown[] = [
+          ...((Reflect.getMetadata('design:paramtypes', prototype, method) ?? []) as unknown[]),
+          ...documented.map((parameter) => parameter.type),
+        ];
+        for (const type of types)
+          if (typeof type === 'function' && type.name) classes.add(type as InputClass);
+      }
+    }
+  }
+  return [...classes];
 }

@@ -55,3 +55,17 @@ export function checkResponsesAgainstDocument(app: NestFastifyApplication): void
       done(null, payload);
     });
 }
+
+/**
+ * The run's document, built from dist/ as the service serves it. The compiler plugin that documents
+ * the DTOs (their fields, formats and limits) runs in `nest build` only: the document a test app
+ * serves under ts-jest lacks all it adds, so a check of what the plugin writes reads this one.
+ */
+export function builtDocument(): OpenAPIObject {
+  const runDir = process.env.TEST_RUN_DIR;
+  const file = runDir ? conformanceFiles(runDir).document : undefined;
+  if (!file || !existsSync(file)) {
+    throw new Error('No OpenAPI document of dist/ for this run: `npm run build` first');
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as OpenAPIObject;
+}

@@ -1,4 +1,5 @@
 import { DEFAULT_API_KEY_SCOPES, isRoleAbove, permissionsOf } from './permissions';
+import { mayChangeAuthored, mayPost } from './posting';
 import { hasFeature } from './plans';
 
 describe('role permissions', () => {
@@ -30,5 +31,24 @@ describe('plan features', () => {
   it('lets per-community overrides win', () => {
     expect(hasFeature('FREE', { webhooks: true }, 'webhooks')).toBe(true);
     expect(hasFeature('ENTERPRISE', { embed: false }, 'embed')).toBe(false);
+  });
+});
+
+describe('posting rule', () => {
+  const author = { userId: 'author' };
+  const someoneElse = { userId: 'someone-else' };
+
+  it('lets anyone who may create content post unless the community turned member posts off', () => {
+    expect(mayPost(permissionsOf('MEMBER'), true)).toBe(true);
+    expect(mayPost(permissionsOf('MEMBER'), false)).toBe(false);
+    expect(mayPost(permissionsOf('MODERATOR'), false)).toBe(true);
+    expect(mayPost(permissionsOf('OWNER'), false)).toBe(true);
+  });
+
+  it('lets the author (while they may still create content) or a moderator change an item', () => {
+    expect(mayChangeAuthored(permissionsOf('MEMBER'), author, 'author')).toBe(true);
+    expect(mayChangeAuthored(permissionsOf('MEMBER'), someoneElse, 'author')).toBe(false);
+    expect(mayChangeAuthored(new Set(), author, 'author')).toBe(false);
+    expect(mayChangeAuthored(permissionsOf('MODERATOR'), someoneElse, 'author')).toBe(true);
   });
 });

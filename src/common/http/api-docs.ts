@@ -95,8 +95,13 @@ interface EndpointOptions {
   /** `data` is an array of `response` */
   isArray?: boolean;
   status?: HttpStatus;
-  /** other success statuses the route answers with the same body (e.g. 200 for an existing like) */
+  /** other success statuses the route answers with the same body */
   alsoSucceeds?: { status: HttpStatus; description: string }[];
+  /**
+   * the route answers 201 when it creates, and 200 with the same body, described by this, when the
+   * thing already existed (replyCreatedOrExisting)
+   */
+  createdOrExisting?: string;
   errors?: number[];
   /** an error status whose body says more than ErrorBodyDto (e.g. the failed attempt as `data`) */
   errorBodies?: Partial<Record<number, Type<unknown>>>;
@@ -112,7 +117,11 @@ interface EndpointOptions {
  * success status, so the OpenAPI document and the behaviour come from one place.
  */
 export function ApiEndpoint(options: EndpointOptions) {
-  const status = options.status ?? HttpStatus.OK;
+  const status = options.createdOrExisting ? HttpStatus.CREATED : (options.status ?? HttpStatus.OK);
+  const alsoSucceeds = [...(options.alsoSucceeds ?? [])];
+  if (options.createdOrExisting) {
+    alsoSucceeds.unshift({ status: HttpStatus.OK, description: options.createdOrExisting });
+  }
   const decorators = [
     ApiOperation({ summary: options.summary, description: options.description }),
     HttpCode(status),
@@ -151,7 +160,7 @@ export function ApiEndpoint(options: EndpointOptions) {
     properties: { success: { type: 'boolean', enum: [true] }, data },
   };
   decorators.push(ApiResponse({ status, schema: envelope }));
-  for (const other of options.alsoSucceeds ?? []) {
+  for (const other of alsoSucceeds) {
     decorators.push(ApiResponse({ status: other.status, description: other.description, schema: envelope }));
   }
   const errors = new Set(options.errors ?? []);

@@ -1,8 +1,9 @@
-import { Body, Controller, Delete, Get, HttpStatus, Param, ParseUUIDPipe, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AllowApiKey, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
+import { IdParamDto } from '../../common/http/id-param.dto';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import { IdentityService } from './identity.service';
 import { ApiKeysService } from './api-keys.service';
@@ -79,7 +80,7 @@ export class AccountController {
   @Delete('api-keys/:id')
   @RequirePermission('API_KEYS_MANAGE')
   @ApiEndpoint({ summary: 'Revoke an API key', auth: 'jwt', response: ApiKeyDto, errors: [403, 404] })
-  revokeApiKey(@Param('id', ParseUUIDPipe) id: string, @CurrentTenant() tenant: TenantContext) {
-    return this.apiKeys.revoke(tenant.communityId, id);
+  revokeApiKey(@Param() params: IdParamDto, @CurrentTenant() tenant: TenantContext) {
+    return this.apiKeys.revoke(tenant.communityId, params.id);
   }
 }

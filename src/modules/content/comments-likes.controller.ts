@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentActor, CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
-import { successEnvelope } from '../../common/http/success-envelope';
+import { replyCreatedOrExisting } from '../../common/http/created-or-existing';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import { TenantBodyDto } from '../../common/http/tenant-body.dto';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
@@ -73,10 +73,7 @@ export class CommentsLikesController {
     description: 'Emits like.created for a new like only.',
     auth: 'jwt-or-api-key',
     response: LikeDto,
-    status: HttpStatus.CREATED,
-    alsoSucceeds: [
-      { status: HttpStatus.OK, description: 'Already liked by the caller: the same like, nothing changed' },
-    ],
+    createdOrExisting: 'Already liked by the caller: the same like, nothing changed',
     errors: [403, 404],
   })
   async like(
@@ -85,10 +82,8 @@ export class CommentsLikesController {
     @CurrentActor() actor: Actor,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { created, like } = await this.likes.like(parentRef(tenant, params), actor);
-    // The status depends on the outcome, which a route's fixed HttpCode cannot express: this route
-    // sends its own reply, in the envelope every other route's result gets (createFastifyAdapter).
-    await reply.status(created ? HttpStatus.CREATED : HttpStatus.OK).send(successEnvelope(like));
+    const outcome = await this.likes.like(parentRef(tenant, params), actor);
+    await replyCreatedOrExisting(reply, outcome, outcome.like);
   }
 
   @Delete('like')

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PostingRule } from '../../common/access/posting';
 import { EventsModule } from '../events/events.module';
 import { CommentsService } from './comments.service';
 import { LikesService } from './likes.service';
@@ -14,6 +15,6 @@ import { TweetsService } from './tweets.service';
   imports: [EventsModule],
   // CommentsLikesController last: its `sdk/:parent/:id/...` routes must never shadow the static ones.
   controllers: [TweetsController, TasksController, CommentsLikesController],
-  providers: [TweetsService, TasksService, CommentsService, LikesService, ParentLookupService],
+  providers: [PostingRule, TweetsService, TasksService, CommentsService, LikesService, ParentLookupService],
 })
 export class ContentModule {}

@@ -5,7 +5,7 @@ import { CurrentActor, CurrentTenant } from '../../common/decorators/request.dec
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import { PageQueryDto } from '../../common/pagination/page-query.dto';
-import { IdParamDto } from './dto/params.dto';
+import { IdParamDto } from '../../common/http/id-param.dto';
 import { CreateTaskDto, TaskDto } from './dto/task.dto';
 import { TasksService } from './tasks.service';
 

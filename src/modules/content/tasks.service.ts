@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor } from '../../common/http/request-context';
+import { newestFirstList, newestFirstPage, responseColumns } from '../../common/pagination/newest-first-page';
 import type { Page } from '../../common/pagination/page-query.dto';
 import { PrismaService } from '../../prisma/prisma.service';
 import type { CreateTaskDto, TaskDto } from './dto/task.dto';
-import { newestFirstPage, responseColumns } from './newest-first-page';
 
 const TASK_COLUMNS = responseColumns(
   [
@@ -23,7 +23,7 @@ const TASK_COLUMNS = responseColumns(
   { status: 'status::text' },
 );
 const TASK_SELECT = TASK_COLUMNS.select;
-const TASK_LIST = { table: 'tasks', columns: TASK_COLUMNS.sql } as const;
+const TASK_LIST = newestFirstList('tasks', TASK_COLUMNS.sql);
 
 @Injectable()
 export class TasksService {

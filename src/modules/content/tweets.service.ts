@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
+import { PostingRule } from '../../common/access/posting';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, TenantContext } from '../../common/http/request-context';
+import { newestFirstList, newestFirstPage, responseColumns } from '../../common/pagination/newest-first-page';
 import type { Page } from '../../common/pagination/page-query.dto';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
-import { newestFirstPage, responseColumns } from './newest-first-page';
 
 const TWEET_COLUMNS = responseColumns([
   'id',
@@ -18,13 +19,14 @@ const TWEET_COLUMNS = responseColumns([
   'updatedAt',
 ]);
 const TWEET_SELECT = TWEET_COLUMNS.select;
-const TWEET_LIST = { table: 'tweets', columns: TWEET_COLUMNS.sql } as const;
+const TWEET_LIST = newestFirstList('tweets', TWEET_COLUMNS.sql);
 
 @Injectable()
 export class TweetsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly outbox: OutboxService,
+    private readonly posting: PostingRule,
   ) {}
 
   /** Newest first; the id breaks ties so pages never overlap or skip (docs/product-decisions.md#4-lists). */
@@ -33,7 +35,7 @@ export class TweetsService {
   }
 
   async create(tenant: TenantContext, actor: Actor, content: string): Promise<TweetDto> {
-    await this.assertMayPost(tenant);
+    await this.posting.assertMayPost(tenant);
     return this.prisma.$transaction(async (tx) => {
       const tweet = await tx.tweet.create({
         data: { communityId: tenant.communityId, authorId: actor.userId, content },
@@ -68,8 +70,8 @@ export class TweetsService {
   }
 
   /**
-   * The tweet, if the caller may change it: its author (while they may still post), or anyone with
-   * CONTENT_MODERATE. Another community's tweet is a 404, exactly like a missing one.
+   * The tweet, if the caller may change it (PostingRule.assertMayChange). Another community's tweet
+   * is a 404, exactly like a missing one.
    */
   private async findEditable(tx: Tx, tenant: TenantContext, actor: Actor, id: string): Promise<TweetDto> {
     const tweet = await tx.tweet.findUnique({
@@ -77,20 +79,7 @@ export class TweetsService {
       select: TWEET_SELECT,
     });
     if (!tweet) throw Errors.notFound('Tweet');
-    const isAuthor = tweet.authorId === actor.userId && tenant.permissions.has('CONTENT_CREATE');
-    if (!isAuthor && !tenant.permissions.has('CONTENT_MODERATE')) {
-      throw Errors.forbidden("Only the tweet's author or a moderator can change it");
-    }
+    this.posting.assertMayChange(tenant, actor, tweet.authorId, 'tweet');
     return tweet;
-  }
-
-  /** With allowMemberPosts off, only members who may moderate can post. */
-  private async assertMayPost(tenant: TenantContext): Promise<void> {
-    if (tenant.permissions.has('CONTENT_MODERATE')) return;
-    const community = await this.prisma.community.findUniqueOrThrow({
-      where: { id: tenant.communityId },
-      select: { allowMemberPosts: true },
-    });
-    if (!community.allowMemberPosts) throw Errors.forbidden('This community does not allow member posts');
   }
 }

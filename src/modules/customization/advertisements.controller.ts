@@ -1,19 +1,9 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpStatus,
-  Param,
-  ParseUUIDPipe,
-  Patch,
-  Post,
-  Query,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
+import { IdParamDto } from '../../common/http/id-param.dto';
 import type { TenantContext } from '../../common/http/request-context';
 import { AdvertisementsService } from './advertisements.service';
 import { AdvertisementsQueryDto } from './dto/active-ads.query';
@@ -82,11 +72,11 @@ export class AdvertisementsController {
     errors: [403, 404],
   })
   update(
-    @Param('id', ParseUUIDPipe) id: string,
+    @Param() params: IdParamDto,
     @Body() dto: UpdateAdvertisementDto,
     @CurrentTenant() tenant: TenantContext,
   ) {
-    return this.ads.update(tenant.communityId, id, dto);
+    return this.ads.update(tenant.communityId, params.id, dto);
   }
 
   @Delete(':id')
@@ -99,7 +89,7 @@ export class AdvertisementsController {
     response: DeletedAdvertisementDto,
     errors: [403, 404],
   })
-  remove(@Param('id', ParseUUIDPipe) id: string, @CurrentTenant() tenant: TenantContext) {
-    return this.ads.remove(tenant.communityId, id);
+  remove(@Param() params: IdParamDto, @CurrentTenant() tenant: TenantContext) {
+    return this.ads.remove(tenant.communityId, params.id);
   }
 }

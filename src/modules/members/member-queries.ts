@@ -1,6 +1,7 @@
 import { Prisma } from '../../generated/prisma/client';
 import type { Tx } from '../../prisma/prisma.service';
 import { ISO } from '../../prisma/iso-text';
+import type { NewestFirstList } from '../../common/pagination/newest-first-page';
 
 /**
  * Selects a MemberView from `memberships m JOIN users u` (the name is the membership's display
@@ -8,8 +9,19 @@ import { ISO } from '../../prisma/iso-text';
  */
 export const MEMBER_COLUMNS = Prisma.sql`m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, m.joined_at AS "joinedAt"`;
 
-/** The same columns as plain SQL text for a named prepared statement (preparedQuery), `joinedAt` as ISO text (see ISO). */
-export const MEMBER_PAGE_COLUMNS = `m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, ${ISO('m.joined_at')} AS "joinedAt"`;
+/**
+ * The unfiltered members list: memberships are counted under `members`, newest joined first from
+ * the (community_id, joined_at DESC, id DESC) index; the columns are MEMBER_COLUMNS as plain SQL
+ * text for the prepared statement, `joinedAt` as ISO text (see ISO).
+ */
+export const MEMBERS_LIST: NewestFirstList = {
+  statement: 'members-page',
+  counterScope: 'members',
+  from: 'memberships m JOIN users u ON u.id = m.user_id',
+  communityColumn: 'm.community_id',
+  newestFirst: 'm.joined_at DESC, m.id DESC',
+  columns: `m.id::text AS id, m.user_id::text AS "userId", u.email, m.display_name AS name, m.role::text AS role, ${ISO('m.joined_at')} AS "joinedAt"`,
+};
 
 /**
  * Locks the community's OWNER memberships for the rest of the transaction and returns their ids.

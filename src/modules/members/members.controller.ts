@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpStatus, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpStatus, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AllowApiKey, RequireFeature, RequirePermission } from '../../common/decorators/auth.decorators';
 import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../common/http/api-docs';
+import { IdParamDto } from '../../common/http/id-param.dto';
 import type { TenantContext } from '../../common/http/request-context';
 import { AddMemberDto } from './dto/add-member.dto';
 import { BulkMembersDto, MAX_BULK_MEMBERS_BODY_KEYS } from './dto/bulk-members.dto';
@@ -88,10 +89,10 @@ export class MembersController {
     errors: [403, 404, 409],
   })
   changeRole(
-    @Param('id', ParseUUIDPipe) id: string,
+    @Param() params: IdParamDto,
     @Body() dto: ChangeRoleDto,
     @CurrentTenant() tenant: TenantContext,
   ) {
-    return this.members.changeRole(tenant, id, dto.role);
+    return this.members.changeRole(tenant, params.id, dto.role);
   }
 }

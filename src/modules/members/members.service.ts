@@ -1,13 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { TenantContext } from '../../common/http/request-context';
+import { newestFirstPage } from '../../common/pagination/newest-first-page';
 import { toPage, type Page } from '../../common/pagination/page-query.dto';
 import { Prisma } from '../../generated/prisma/client';
 import type { Role } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { ListMembersQueryDto } from './dto/list-members.query';
-import { lockOwnerIds, MEMBER_COLUMNS, MEMBER_PAGE_COLUMNS, prefixPattern } from './member-queries';
+import { lockOwnerIds, MEMBER_COLUMNS, MEMBERS_LIST, prefixPattern } from './member-queries';
 import { MEMBER_SELECT, MemberView, toMemberView } from './member-view';
 import { MembershipsService } from './memberships.service';
 import { TenancyService } from '../tenancy/tenancy.service';
@@ -37,7 +38,7 @@ export class MembersService {
   async list(communityId: string, query: ListMembersQueryDto): Promise<Page<MemberView>> {
     const skip = (query.page - 1) * query.limit;
     if (query.search !== undefined) return this.search(communityId, query, skip);
-    if (!query.role) return this.unfilteredPage(communityId, query, skip);
+    if (!query.role) return this.unfilteredPage(communityId, query);
     const where = { communityId, role: query.role };
     const [rows, total] = await Promise.all([
       this.prisma.membership.findMany({
@@ -52,37 +53,9 @@ export class MembersService {
     return toPage(rows.map(toMemberView), query, total);
   }
 
-  /**
-   * The unfiltered list, the hot one: the page from the (community_id, joined_at DESC, id DESC)
-   * index and the trigger-kept counter in ONE named prepared statement (preparedQuery), without the
-   * ORM's per-query work (as the tweets list, see newestFirstPage); `joinedAt` is read as ISO text.
-   * The LEFT JOIN keeps the total when the page is past the end.
-   */
-  private async unfilteredPage(
-    communityId: string,
-    query: ListMembersQueryDto,
-    skip: number,
-  ): Promise<Page<MemberView>> {
-    const { rows } = await this.prisma.preparedQuery<
-      MemberView & { total: string | null; id: string | null }
-    >(
-      'members-page',
-      `
-        SELECT counter.total, item.*
-          FROM (SELECT (SELECT value FROM community_counters
-                         WHERE community_id = $1::uuid AND scope = 'members') AS total) AS counter
-          LEFT JOIN LATERAL (
-            SELECT ${MEMBER_PAGE_COLUMNS}
-              FROM memberships m JOIN users u ON u.id = m.user_id
-             WHERE m.community_id = $1::uuid
-             ORDER BY m.joined_at DESC, m.id DESC
-             LIMIT $2 OFFSET $3
-          ) AS item ON true`,
-      [communityId, query.limit, skip],
-    );
-    const total = Number(rows[0]?.total ?? 0);
-    const items = rows.filter((row) => row.id !== null).map(({ total: _total, ...member }) => member);
-    return toPage(items, query, total);
+  /** The unfiltered list, the hot one: the newest-first page of the members counter (MEMBERS_LIST). */
+  private unfilteredPage(communityId: string, query: ListMembersQueryDto): Promise<Page<MemberView>> {
+    return newestFirstPage<MemberView>(this.prisma, MEMBERS_LIST, communityId, query);
   }
 
   private async search(

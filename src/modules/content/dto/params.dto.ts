@@ -1,14 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsUUID } from 'class-validator';
+import { IsIn } from 'class-validator';
 import { ParentType } from '../../../generated/prisma/enums';
+import { IdParamDto } from '../../../common/http/id-param.dto';
 
 export const PARENT_TYPES = Object.values(ParentType);
-
-/** `:id` of a tweet or a task: anything but a uuid is a 400 naming `id`, never a database error. */
-export class IdParamDto {
-  @IsUUID('all', { message: 'id must be a uuid' })
-  id: string;
-}
 
 /**
  * `:parent/:id` of the comment and like routes (docs/product-decisions.md#4-lists: tweets or tasks, nothing

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../../prisma/prisma.service';
+import { Errors } from '../errors/app-error';
+import type { Actor, TenantContext } from '../http/request-context';
+import type { Permission } from './permissions';
+
+/**
+ * Whether the caller may post in a community: with the community's allowMemberPosts off, only
+ * members who may moderate can.
+ */
+export function mayPost(permissions: ReadonlySet<Permission>, allowMemberPosts: boolean): boolean {
+  return allowMemberPosts || permissions.has('CONTENT_MODERATE');
+}
+
+/**
+ * Whether the caller may change (edit or delete) an item someone authored: its author while they may
+ * still create content, or anyone who may moderate.
+ */
+export function mayChangeAuthored(
+  permissions: ReadonlySet<Permission>,
+  actor: Pick<Actor, 'userId'>,
+  authorId: string,
+): boolean {
+  const isAuthor = authorId === actor.userId && permissions.has('CONTENT_CREATE');
+  return isAuthor || permissions.has('CONTENT_MODERATE');
+}
+
+/**
+ * Who may post and who may change what was posted, for any module whose members author content
+ * (tweets today): a provider of the module that uses it.
+ */
+@Injectable()
+export class PostingRule {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** 403 unless the caller may post in the tenant's community (see mayPost). */
+  async assertMayPost(tenant: TenantContext): Promise<void> {
+    // a moderator may post whatever the setting says: it is not read
+    if (tenant.permissions.has('CONTENT_MODERATE')) return;
+    const community = await this.prisma.community.findUniqueOrThrow({
+      where: { id: tenant.communityId },
+      select: { allowMemberPosts: true },
+    });
+    if (!mayPost(tenant.permissions, community.allowMemberPosts)) {
+      throw Errors.forbidden('This community does not allow member posts');
+    }
+  }
+
+  /** 403 unless the caller may change the item `authorId` wrote (see mayChangeAuthored); `noun` names it. */
+  assertMayChange(tenant: TenantContext, actor: Actor, authorId: string, noun: string): void {
+    if (!mayChangeAuthored(tenant.permissions, actor, authorId)) {
+      throw Errors.forbidden(`Only the ${noun}'s author or a moderator can change it`);
+    }
+  }
+}
