@@ -7,8 +7,6 @@ import { Plan, Role } from '../generated/prisma/enums';
 import { ApiKeysService } from '../modules/account/api-keys.service';
 import { CommunitiesService } from '../modules/account/communities.service';
 import { CreateCommunityDto } from '../modules/account/dto/create-community.dto';
-import { PasswordService } from '../modules/auth/password.service';
-import { SessionRevocationsService } from '../modules/auth/session-revocations.service';
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
 import { MembershipsService } from '../modules/members/memberships.service';
@@ -18,7 +16,6 @@ import {
   WebhookSecretsService,
 } from '../modules/webhooks/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
-import { PrismaService } from '../prisma/prisma.service';
 import { CliError } from './cli-context';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -136,10 +133,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
       if (password.length < MIN_PASSWORD_LENGTH) {
         throw new CliError(`--password must be at least ${MIN_PASSWORD_LENGTH} characters`);
       }
+      const users = app.get(UsersService);
       const user = await asCliErrors(async () => {
-        const existing = await app.get(PrismaService).user.findUnique({ where: { email: address } });
-        if (existing) throw new CliError(`A user with the e-mail ${address} already exists`);
-        return app.get(UsersService).create({
+        if (await users.findByEmail(address))
+          throw new CliError(`A user with the e-mail ${address} already exists`);
+        return users.create({
           email: address,
           password,
           name: optional(options, 'name'),
@@ -171,8 +169,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       if (problems.length > 0) throw new CliError(problems.join('; '));
       const ownerEmail = required(options, 'owner').toLowerCase();
       const plan = oneOf('plan', optional(options, 'plan'), Object.values(Plan));
-      const owner = await app.get(PrismaService).user.findUnique({ where: { email: ownerEmail } });
-      if (!owner)
+      if (!(await app.get(UsersService).findByEmail(ownerEmail)))
         throw new CliError(`No user with the e-mail ${ownerEmail}: create it first with user:create`);
       const community = await asCliErrors(() =>
         app.get(CommunitiesService).create({ name, slug, plan, ownerEmail }),
@@ -194,15 +191,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
       const name = optional(options, 'name') ?? 'cli';
       if (name.length > 100) throw new CliError('--name must be at most 100 characters');
       // A key acts as the member who created it: from the CLI, that is the community's first OWNER.
-      const owner = await app.get(PrismaService).membership.findFirst({
-        where: { communityId: community.id, role: 'OWNER' },
-        orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }],
-        select: { user: { select: { id: true, email: true } } },
-      });
+      const owner = await app.get(MembershipsService).firstOwner(community.id);
       if (!owner) throw new CliError(`Community ${community.slug} has no OWNER to act as`);
-      const key = await app.get(ApiKeysService).create(community.id, owner.user.id, name);
+      const key = await app.get(ApiKeysService).create(community.id, owner.id, name);
       return [
-        `Created API key '${key.name}' (id ${key.id}) for ${community.slug}, acting as ${owner.user.email}.`,
+        `Created API key '${key.name}' (id ${key.id}) for ${community.slug}, acting as ${owner.email}.`,
         'Store it now: it is shown only once. Send it as the X-Api-Key header.',
         key.key,
       ];
@@ -265,8 +258,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
     async run(app, options, io) {
       const address = email(options);
-      const prisma = app.get(PrismaService);
-      const user = await prisma.user.findUnique({ where: { email: address }, select: { id: true } });
+      const users = app.get(UsersService);
+      const user = await users.findByEmail(address);
       if (!user) throw new CliError(`No user with the e-mail ${address}: create it with user:create`);
       const password = await io.readSecret(
         `New password for ${address}: `,
@@ -275,10 +268,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
       if (password.length < MIN_PASSWORD_LENGTH) {
         throw new CliError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
       }
-      const passwordHash = await app.get(PasswordService).hash(password);
-      await prisma.user.update({ where: { id: user.id }, data: { passwordHash } });
-      // whoever knew the old password may hold a session: every one of them ends, portal sessions too
-      await app.get(SessionRevocationsService).revokeAllOf(user.id);
+      // every session of the user ends with the old password, portal sessions too
+      await users.setPassword(user.id, password);
       return [`Password of ${address} set; it can log in now`];
     },
   },

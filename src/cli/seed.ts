@@ -2,10 +2,13 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import type { Plan, Role } from '../generated/prisma/enums';
 import { ApiKeysService } from '../modules/account/api-keys.service';
-import { parseApiKey, secretMatches } from '../modules/auth/api-key-format';
+import { CommunitiesService } from '../modules/account/communities.service';
+import { CredentialsService } from '../modules/auth/credentials.service';
 import { PasswordService } from '../modules/auth/password.service';
 import { SUBSCRIBABLE_EVENTS } from '../modules/events/event-catalog';
+import { MembershipsService } from '../modules/members/memberships.service';
 import { WebhookSecretsService } from '../modules/webhooks/secrets/webhook-secrets.service';
+import { WebhookEndpointsStore } from '../modules/webhooks/webhook-endpoints.store';
 import { PrismaService } from '../prisma/prisma.service';
 import { CliError, createCliContext } from './cli-context';
 import {
@@ -22,6 +25,7 @@ export const DEMO_PASSWORD = 'demo-password-123';
 export const DEMO_DOMAIN = 'demo.test';
 const DEMO_PLANS: Plan[] = ['FREE', 'PRO', 'ENTERPRISE'];
 const DEMO_ROLES: Role[] = ['OWNER', 'ADMIN', 'MODERATOR', 'MEMBER'];
+const DEMO_SLUGS = DEMO_PLANS.map((plan) => `demo-${plan.toLowerCase()}`);
 
 export interface SeedResult {
   password: string;
@@ -53,13 +57,12 @@ export async function seedDemo(
   const prisma = app.get(PrismaService);
   const passwordHash = await app.get(PasswordService).hash(DEMO_PASSWORD);
   const demoEmails = [...DEMO_ROLES.map(roleEmail), `platform-admin@${DEMO_DOMAIN}`];
-  const demoSlugs = DEMO_PLANS.map((plan) => `demo-${plan.toLowerCase()}`);
 
   const result = await prisma.$transaction(
     async (tx) => {
       if (options.force) {
         // The community's cascade takes its content, comments and likes with it.
-        await tx.community.deleteMany({ where: { slug: { in: demoSlugs } } });
+        await tx.community.deleteMany({ where: { slug: { in: DEMO_SLUGS } } });
         await tx.user.deleteMany({ where: { email: { in: demoEmails } } });
       }
       const users: Record<Role, { id: string; email: string; name: string }> = {} as never;
@@ -196,78 +199,46 @@ export async function seedDemo(
 async function createDemoEndpoint(app: INestApplicationContext, communityId: string, url: string) {
   const events = [...SUBSCRIBABLE_EVENTS];
   return app.get(PrismaService).$transaction(async (tx) => {
-    const endpoint = await tx.webhookEndpoint.create({
-      data: { communityId, url, events, description: DEMO_ENDPOINT_DESCRIPTION },
-      select: { id: true },
-    });
+    const endpoint = await app
+      .get(WebhookEndpointsStore)
+      .create(tx, communityId, { url, events, description: DEMO_ENDPOINT_DESCRIPTION });
     const secret = await app.get(WebhookSecretsService).create(tx, communityId, endpoint.id);
     return { id: endpoint.id, communityId, url, events, secret };
   });
 }
 
-/** What the state file keeps of a fresh seed. */
-export function demoStateOf(seed: SeedResult, databaseUrl: string): DemoState {
-  const pro = seed.communities.find((c) => c.slug === seed.apiKey.community)!;
-  return {
-    database: databaseOf(databaseUrl),
-    password: seed.password,
-    communities: seed.communities,
-    logins: seed.logins,
-    platformAdmin: seed.platformAdmin,
-    defaultCommunity: seed.communities[0].slug,
-    apiKey: { ...seed.apiKey, communityId: pro.id },
-    endpoint: seed.endpoint && {
-      id: seed.endpoint.id,
-      communityId: seed.endpoint.communityId,
-      url: seed.endpoint.url,
-      events: seed.endpoint.events,
-      secrets: [seed.endpoint.secret],
-    },
-    writtenAt: new Date().toISOString(),
-  };
-}
-
 /**
- * Brings the state file up to date with the database on every `npm start`: community ids, the
- * endpoint and its live secrets (decrypted: they may have been rotated) are read again; the API
- * key is kept while it still works, else a new one is minted (a key is never readable back).
+ * Writes the state file from the database, the one place a DemoState is built: after a seed (with
+ * the key it just minted) and on every `npm start`. Community ids, the endpoint and its live
+ * secrets (decrypted: they may have been rotated) are read again; the API key (the seed's, else the
+ * file's) is kept while it still works, else a new one is minted (a key is never readable back).
  * Returns null when the database has no demo.
  */
 export async function refreshDemoState(
   app: INestApplicationContext,
   path: string,
   databaseUrl: string,
+  options: { apiKey?: string } = {},
 ): Promise<DemoState | null> {
-  const prisma = app.get(PrismaService);
-  const slugs = DEMO_PLANS.map((plan) => `demo-${plan.toLowerCase()}`);
-  const found = await prisma.community.findMany({
-    where: { slug: { in: slugs } },
-    select: { id: true, slug: true, plan: true },
-  });
-  const communities = slugs.flatMap((slug) => found.filter((c) => c.slug === slug));
+  const communities = await app.get(CommunitiesService).findBySlugs(DEMO_SLUGS);
   const pro = communities.find((c) => c.slug === 'demo-pro');
   if (!pro) return null;
-  const owner = await prisma.membership.findFirst({
-    where: { communityId: pro.id, role: 'OWNER' },
-    orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }],
-    select: { user: { select: { id: true, email: true } } },
-  });
+  const owner = await app.get(MembershipsService).firstOwner(pro.id);
   if (!owner) return null;
 
-  const previous = readDemoState(path, databaseUrl);
-  let apiKey = previous?.apiKey;
-  if (!apiKey || apiKey.communityId !== pro.id || !(await apiKeyWorks(app, apiKey.key, pro.id))) {
-    const minted = await app.get(ApiKeysService).create(pro.id, owner.user.id, 'demo key');
-    apiKey = { key: minted.key, communityId: pro.id, community: pro.slug, actsAs: owner.user.email };
-  }
+  const candidate = options.apiKey ?? readDemoState(path, databaseUrl)?.apiKey.key;
+  const works =
+    candidate !== undefined &&
+    (await app.get(CredentialsService).liveApiKey(candidate))?.communityId === pro.id;
+  const key = works ? candidate : (await app.get(ApiKeysService).create(pro.id, owner.id, 'demo key')).key;
+  const apiKey = { key, communityId: pro.id, community: pro.slug, actsAs: owner.email };
 
   let endpoint: DemoState['endpoint'];
   if (!app.get(AppConfig).isProduction) {
-    const row = await prisma.webhookEndpoint.findFirst({
-      where: { communityId: pro.id, description: DEMO_ENDPOINT_DESCRIPTION },
-      orderBy: { createdAt: 'asc' },
-      select: { id: true, url: true, events: true },
-    });
+    // the oldest endpoint the seed made (the list is newest first)
+    const row = (await app.get(WebhookEndpointsStore).list(pro.id))
+      .filter((candidate) => candidate.description === DEMO_ENDPOINT_DESCRIPTION)
+      .at(-1);
     if (row) {
       const secrets = await app.get(WebhookSecretsService).liveSecrets(pro.id, row.id);
       endpoint = { id: row.id, communityId: pro.id, url: row.url, events: row.events, secrets };
@@ -290,24 +261,6 @@ export async function refreshDemoState(
   };
   writeDemoState(path, state);
   return state;
-}
-
-/** Whether a stored demo key is still a live key of the community (not revoked, not reseeded away). */
-async function apiKeyWorks(app: INestApplicationContext, key: string, communityId: string): Promise<boolean> {
-  const parsed = parseApiKey(key);
-  if (!parsed) return false;
-  const row = await app.get(PrismaService).apiKey.findUnique({
-    where: { keyId: parsed.keyId },
-    select: { communityId: true, secretHash: true, revokedAt: true },
-  });
-  return (
-    !!row && row.communityId === communityId && !row.revokedAt && secretMatches(parsed.secret, row.secretHash)
-  );
-}
-
-/** Whether the database holds any community (the seed only fills an empty database). */
-export async function hasCommunities(app: INestApplicationContext): Promise<boolean> {
-  return (await app.get(PrismaService).community.findFirst({ select: { id: true } })) !== null;
 }
 
 export function formatSeedReport(seed: SeedResult): string[] {
@@ -335,9 +288,11 @@ export function formatSeedReport(seed: SeedResult): string[] {
 export async function seedIfEmpty(options: { force?: boolean } = {}): Promise<SeedResult | null> {
   const app = await createCliContext();
   try {
-    if (!options.force && (await hasCommunities(app))) return null;
+    if (!options.force && (await app.get(CommunitiesService).anyExists())) return null;
     const seed = await seedDemo(app, options);
-    writeDemoState(demoStatePath(), demoStateOf(seed, app.get(AppConfig).DATABASE_URL));
+    await refreshDemoState(app, demoStatePath(), app.get(AppConfig).DATABASE_URL, {
+      apiKey: seed.apiKey.key,
+    });
     return seed;
   } finally {
     await app.close();
@@ -357,12 +312,11 @@ export async function prepareDemo(): Promise<{
   const statePath = demoStatePath();
   const app = await createCliContext();
   try {
-    const seeded = !(await hasCommunities(app));
-    if (seeded) {
-      const seed = await seedDemo(app);
-      writeDemoState(statePath, demoStateOf(seed, app.get(AppConfig).DATABASE_URL));
-    }
-    const state = await refreshDemoState(app, statePath, app.get(AppConfig).DATABASE_URL);
+    const seeded = !(await app.get(CommunitiesService).anyExists());
+    const seed = seeded ? await seedDemo(app) : undefined;
+    const state = await refreshDemoState(app, statePath, app.get(AppConfig).DATABASE_URL, {
+      apiKey: seed?.apiKey.key,
+    });
     return { seeded, state, statePath };
   } finally {
     await app.close();

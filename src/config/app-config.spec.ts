@@ -1,4 +1,4 @@
-import { ConfigValidationError, loadConfig } from './app-config';
+import { AppConfig, ConfigValidationError, loadConfig } from './app-config';
 
 describe('loadConfig', () => {
   it('gives the contract defaults in development, with warnings for the dev secrets', () => {
@@ -135,6 +135,24 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE: `5s,${value}` })).toThrow(/WEBHOOK_RETRY_SCHEDULE/);
     },
   );
+
+  it('parses every duration once, at load: the config holds numbers, not getters that parse on each read', () => {
+    const { config } = loadConfig({ LOGIN_FAILURE_WINDOW: '2m', PORTAL_SESSION_TTL: '10ms' });
+    const isDurationField = (name: string) => /(Ms|Seconds)$/.test(name);
+    expect(Object.getOwnPropertyNames(AppConfig.prototype).filter(isDurationField)).toEqual([]);
+    const fields = Object.entries(Object.getOwnPropertyDescriptors(config)).filter(([name]) =>
+      isDurationField(name),
+    );
+    // every declared duration field is filled by the loader, none is left undefined
+    expect(fields.length).toBeGreaterThanOrEqual(15);
+    for (const [name, { value }] of fields) {
+      const numbers: unknown[] = Array.isArray(value) ? value : [value];
+      expect([name, numbers.every((n) => typeof n === 'number' && Number.isFinite(n))]).toEqual([name, true]);
+    }
+    expect(config.loginFailureWindowMs).toBe(120_000);
+    // a portal session is never shorter than a second
+    expect(config.portalSessionTtlSeconds).toBe(1);
+  });
 
   it('reads an empty duration as "use the default"', () => {
     expect(loadConfig({ WEBHOOK_TIMEOUT: '' }).config.webhookTimeoutMs).toBe(15_000);

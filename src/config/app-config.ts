@@ -9,131 +9,22 @@ import {
   Max,
   Min,
   validateSync,
-  ValidateBy,
-  ValidationOptions,
 } from 'class-validator';
-import ms from 'ms';
-import { isIP } from 'node:net';
-
-/**
- * A duration is anything the `ms` package reads: `250ms`, `90s`, `1.5h`, `7 days`, `2 weeks`, `1y`.
- * A plain number is milliseconds, as `ms` reads it (`90` is 90 ms, not 90 s). Negative values are refused.
- */
-function isDuration(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  try {
-    return durationMs(value) >= 0;
-  } catch {
-    return false;
-  }
-}
-
-function IsDuration(example: string, options?: ValidationOptions & { list?: boolean }): PropertyDecorator {
-  return ValidateBy(
-    {
-      name: 'isDuration',
-      validator: {
-        validate: (value: unknown) =>
-          options?.list
-            ? typeof value === 'string' && value.split(',').every((part) => isDuration(part))
-            : isDuration(value),
-        defaultMessage: (args) =>
-          options?.list
-            ? `${args?.property} must be a comma-separated list of durations such as ${example} ` +
-              `(ms syntax: 90s, 1.5h, 7 days; a plain number is milliseconds), got '${String(args?.value)}'`
-            : `${args?.property} must be a duration such as ${example} ` +
-              `(ms syntax: 90s, 1.5h, 7 days; a plain number is milliseconds), got '${String(args?.value)}'`,
-      },
-    },
-    options,
-  );
-}
-/** A duration above zero: a zero-length rate-limit window would mean no limit at all. */
-function IsPositiveDuration(example: string): PropertyDecorator {
-  return ValidateBy({
-    name: 'isPositiveDuration',
-    validator: {
-      validate: (value: unknown) => isDuration(value) && durationMs(value as string) > 0,
-      defaultMessage: (args) =>
-        `${args?.property} must be a duration above zero such as ${example} ` +
-        `(ms syntax: 90s, 15m, 1h), got '${String(args?.value)}'`,
-    },
-  });
-}
-const toBool = ({ value }: { value: unknown }) =>
-  value === undefined ? undefined : value === true || value === 'true' || value === '1';
-const toInt = ({ value }: { value: unknown }) =>
-  value === undefined || value === '' ? undefined : Number(value);
-
-/** A DNS name (single labels such as `localhost` too), optionally ending in a dot. */
-const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*\.?$/i;
-
-/** One DNS server as Node's resolver takes it: `1.2.3.4`, `1.2.3.4:5353`, `::1` or `[::1]:5353`. */
-function isDnsServer(entry: string): boolean {
-  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(entry);
-  const withPort = /^([^:]+):(\d{1,5})$/.exec(entry);
-  const [address, port] = bracketed
-    ? [bracketed[1], bracketed[2]]
-    : withPort
-      ? [withPort[1], withPort[2]]
-      : [entry, undefined];
-  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return false;
-  return bracketed || !withPort ? isIP(address) !== 0 : isIP(address) === 4;
-}
-
-/** One Redis Cluster seed node: `host:port`, the host a name or an IPv4 address (`[v6]:port` for IPv6). */
-function isHostPort(entry: string): boolean {
-  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
-  if (!match) return false;
-  const port = Number(match[3]);
-  if (port < 1 || port > 65535) return false;
-  return match[1] !== undefined ? isIP(match[1]) === 6 : HOSTNAME.test(match[2]) || isIP(match[2]) === 4;
-}
-
-/** A comma-separated setting each of whose entries passes `check`. */
-const IsListOf = (check: (entry: string) => boolean, message: string) =>
-  ValidateBy({
-    name: 'isListOf',
-    validator: {
-      validate: (value: unknown) =>
-        typeof value === 'string' && value.split(',').every((entry) => check(entry.trim())),
-      defaultMessage: () => message,
-    },
-  });
-
-const ENCRYPTION_KEY = /^[A-Za-z0-9+/]{43}=$/;
-
-/**
- * What is wrong with a key ring (comma-separated base64 keys of 32 bytes, newest first), or null.
- * Entries are named by position, never by value: the message reaches logs and terminals.
- */
-export function keyRingProblem(value: string): string | null {
-  const entries = value.split(',').map((entry) => entry.trim());
-  const seen = new Map<string, number>();
-  for (const [index, entry] of entries.entries()) {
-    const position = `entry ${index + 1} of ${entries.length}`;
-    if (entry === '') return `${position} is empty (keys are separated by single commas)`;
-    if (!ENCRYPTION_KEY.test(entry))
-      return `${position} is not base64 of 32 bytes (generate one: openssl rand -base64 32)`;
-    // decoded bytes, so two spellings of one key are caught as well
-    const bytes = Buffer.from(entry, 'base64').toString('hex');
-    const earlier = seen.get(bytes);
-    if (earlier !== undefined) return `${position} repeats entry ${earlier + 1}: each key must appear once`;
-    seen.set(bytes, index);
-  }
-  return null;
-}
-
-const IsEncryptionKeyRing = () =>
-  ValidateBy({
-    name: 'isEncryptionKeyRing',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && keyRingProblem(value) === null,
-      defaultMessage: (args) =>
-        'WEBHOOK_SECRET_ENCRYPTION_KEY must be base64 keys of 32 bytes, comma-separated, newest first: ' +
-        (typeof args?.value === 'string' ? keyRingProblem(args.value) : 'not a string'),
-    },
-  });
+import {
+  durationListMs,
+  durationMs,
+  HOSTNAME,
+  isDnsServer,
+  IsDuration,
+  IsEncryptionKeyRing,
+  isHostPort,
+  IsListenAddress,
+  IsListOf,
+  IsPositiveDuration,
+  toBool,
+  toInt,
+  urlSaysPgbouncer,
+} from './config-validation';
 
 /** A development-only key so that every local process (API, worker, CLI) agrees; never in production. */
 export const DEV_WEBHOOK_ENCRYPTION_KEY = Buffer.alloc(32, 'community-platform-dev-key').toString('base64');
@@ -172,14 +63,7 @@ export class AppConfig {
    * network only; a container sets 0.0.0.0 so that Prometheus on its network can reach it
    * (docs/operations.md "Metrics and alerts").
    */
-  @ValidateBy({
-    name: 'isListenAddress',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && (isIP(value) !== 0 || HOSTNAME.test(value)),
-      defaultMessage: (args) =>
-        `METRICS_HOST must be an IP address or a hostname (e.g. 127.0.0.1 or 0.0.0.0), got '${String(args?.value)}'`,
-    },
-  })
+  @IsListenAddress('METRICS_HOST')
   METRICS_HOST = '127.0.0.1';
 
   /**
@@ -430,6 +314,29 @@ export class AppConfig {
   @IsDuration('30s')
   WORKER_STALLED_INTERVAL = '30s';
 
+  // ------------------------------------------- durations, parsed once by loadConfig
+
+  /*
+   * The duration settings above in the unit their users want. loadConfig fills them from the
+   * validated strings (parseDurations), so a reader gets a number, never a parse on each access.
+   */
+  readonly jwtExpiresInSeconds!: number;
+  readonly refreshTokenTtlMs!: number;
+  readonly portalLinkTtlMs!: number;
+  /** At least 1: a portal session of zero seconds could never be used. */
+  readonly portalSessionTtlSeconds!: number;
+  readonly webhookSecretOverlapMs!: number;
+  readonly webhookTimeoutMs!: number;
+  readonly webhookRetryScheduleMs!: number[];
+  readonly webhookAutoDisableAfterMs!: number;
+  readonly outboxPollIntervalMs!: number;
+  readonly workerShutdownTimeoutMs!: number;
+  readonly webhookSweepIntervalMs!: number;
+  readonly webhookMessageRetentionMs!: number;
+  readonly workerStalledIntervalMs!: number;
+  readonly authRateLimitWindowMs!: number;
+  readonly loginFailureWindowMs!: number;
+
   // ------------------------------------------------------------- derived, typed views
 
   get isProduction(): boolean {
@@ -438,50 +345,11 @@ export class AppConfig {
   get jwtSecret(): string {
     return this.JWT_SECRET ?? DEV_JWT_SECRET;
   }
-  get jwtExpiresInSeconds(): number {
-    return Math.floor(durationMs(this.JWT_EXPIRES_IN) / 1000);
-  }
-  get refreshTokenTtlMs(): number {
-    return durationMs(this.REFRESH_TOKEN_EXPIRES_IN);
-  }
-  get portalLinkTtlMs(): number {
-    return durationMs(this.PORTAL_LINK_TTL);
-  }
-  get portalSessionTtlSeconds(): number {
-    return Math.max(1, Math.floor(durationMs(this.PORTAL_SESSION_TTL) / 1000));
-  }
   /** The webhook-secret key ring, newest (the one that encrypts) first. */
   get webhookEncryptionKeys(): Buffer[] {
     return (this.WEBHOOK_SECRET_ENCRYPTION_KEY ?? DEV_WEBHOOK_ENCRYPTION_KEY)
       .split(',')
       .map((entry) => Buffer.from(entry.trim(), 'base64'));
-  }
-  get webhookSecretOverlapMs(): number {
-    return durationMs(this.WEBHOOK_SECRET_OVERLAP);
-  }
-  get webhookTimeoutMs(): number {
-    return durationMs(this.WEBHOOK_TIMEOUT);
-  }
-  get webhookRetryScheduleMs(): number[] {
-    return this.WEBHOOK_RETRY_SCHEDULE.split(',').map((d) => durationMs(d.trim()));
-  }
-  get webhookAutoDisableAfterMs(): number {
-    return durationMs(this.WEBHOOK_AUTO_DISABLE_AFTER);
-  }
-  get outboxPollIntervalMs(): number {
-    return durationMs(this.OUTBOX_POLL_INTERVAL);
-  }
-  get workerShutdownTimeoutMs(): number {
-    return durationMs(this.WORKER_SHUTDOWN_TIMEOUT);
-  }
-  get webhookSweepIntervalMs(): number {
-    return durationMs(this.WEBHOOK_SWEEP_INTERVAL);
-  }
-  get webhookMessageRetentionMs(): number {
-    return durationMs(this.WEBHOOK_MESSAGE_RETENTION);
-  }
-  get workerStalledIntervalMs(): number {
-    return durationMs(this.WORKER_STALLED_INTERVAL);
   }
   /** Fastify's trustProxy: false, true (every hop) or the number of hops to believe. */
   get trustProxy(): boolean | number {
@@ -489,12 +357,6 @@ export class AppConfig {
     if (this.TRUST_PROXY === 'false') return false;
     const hops = Number(this.TRUST_PROXY);
     return hops === 0 ? false : hops;
-  }
-  get authRateLimitWindowMs(): number {
-    return durationMs(this.AUTH_RATE_LIMIT_WINDOW);
-  }
-  get loginFailureWindowMs(): number {
-    return durationMs(this.LOGIN_FAILURE_WINDOW);
   }
   /** DATABASE_URL leads to PgBouncer in transaction mode (DATABASE_PGBOUNCER or `?pgbouncer=true`). */
   get databaseThroughPgbouncer(): boolean {
@@ -541,21 +403,6 @@ export class AppConfig {
   }
 }
 
-function urlSaysPgbouncer(url: string | undefined): boolean {
-  if (!url) return false;
-  try {
-    return new URL(url).searchParams.get('pgbouncer') === 'true';
-  } catch {
-    return false;
-  }
-}
-
-export function durationMs(value: string): number {
-  const parsed = ms(value.trim() as ms.StringValue);
-  if (typeof parsed !== 'number' || !Number.isFinite(parsed)) throw new Error(`not a duration: ${value}`);
-  return parsed;
-}
-
 export class ConfigValidationError extends Error {}
 
 /**
@@ -598,5 +445,46 @@ export function loadConfig(env: Record<string, string | undefined>): {
   if (problems.length > 0) {
     throw new ConfigValidationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
-  return { config, warnings };
+  return { config: Object.assign(config, parseDurations(config)), warnings };
+}
+
+/** The duration fields of AppConfig, each read from its (validated) setting. */
+type ParsedDurations = Pick<
+  AppConfig,
+  | 'jwtExpiresInSeconds'
+  | 'refreshTokenTtlMs'
+  | 'portalLinkTtlMs'
+  | 'portalSessionTtlSeconds'
+  | 'webhookSecretOverlapMs'
+  | 'webhookTimeoutMs'
+  | 'webhookRetryScheduleMs'
+  | 'webhookAutoDisableAfterMs'
+  | 'outboxPollIntervalMs'
+  | 'workerShutdownTimeoutMs'
+  | 'webhookSweepIntervalMs'
+  | 'webhookMessageRetentionMs'
+  | 'workerStalledIntervalMs'
+  | 'authRateLimitWindowMs'
+  | 'loginFailureWindowMs'
+>;
+
+function parseDurations(config: AppConfig): ParsedDurations {
+  const seconds = (value: string) => Math.floor(durationMs(value) / 1000);
+  return {
+    jwtExpiresInSeconds: seconds(config.JWT_EXPIRES_IN),
+    refreshTokenTtlMs: durationMs(config.REFRESH_TOKEN_EXPIRES_IN),
+    portalLinkTtlMs: durationMs(config.PORTAL_LINK_TTL),
+    portalSessionTtlSeconds: Math.max(1, seconds(config.PORTAL_SESSION_TTL)),
+    webhookSecretOverlapMs: durationMs(config.WEBHOOK_SECRET_OVERLAP),
+    webhookTimeoutMs: durationMs(config.WEBHOOK_TIMEOUT),
+    webhookRetryScheduleMs: durationListMs(config.WEBHOOK_RETRY_SCHEDULE),
+    webhookAutoDisableAfterMs: durationMs(config.WEBHOOK_AUTO_DISABLE_AFTER),
+    outboxPollIntervalMs: durationMs(config.OUTBOX_POLL_INTERVAL),
+    workerShutdownTimeoutMs: durationMs(config.WORKER_SHUTDOWN_TIMEOUT),
+    webhookSweepIntervalMs: durationMs(config.WEBHOOK_SWEEP_INTERVAL),
+    webhookMessageRetentionMs: durationMs(config.WEBHOOK_MESSAGE_RETENTION),
+    workerStalledIntervalMs: durationMs(config.WORKER_STALLED_INTERVAL),
+    authRateLimitWindowMs: durationMs(config.AUTH_RATE_LIMIT_WINDOW),
+    loginFailureWindowMs: durationMs(config.LOGIN_FAILURE_WINDOW),
+  };
 }

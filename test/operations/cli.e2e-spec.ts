@@ -4,19 +4,13 @@ import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { formatBanner } from '../../src/cli/banner';
+import { ApiKeysService } from '../../src/modules/account/api-keys.service';
 import { createCliContext } from '../../src/cli/cli-context';
 import { COMMANDS } from '../../src/cli/commands';
 import { runCli } from '../../src/cli/main';
-import { DemoState, readDemoState, writeDemoState } from '../../src/cli/demo-state';
+import { DemoState, readDemoState } from '../../src/cli/demo-state';
 import { RunningReceiver, startReceiver } from '../../src/cli/receiver';
-import {
-  DEMO_PASSWORD,
-  demoStateOf,
-  formatSeedReport,
-  refreshDemoState,
-  SeedResult,
-  seedDemo,
-} from '../../src/cli/seed';
+import { DEMO_PASSWORD, formatSeedReport, refreshDemoState, SeedResult, seedDemo } from '../../src/cli/seed';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { call } from '../utils/http';
@@ -484,7 +478,10 @@ describe('the first hour: demo endpoint, local receiver, state file and banner',
   it('keeps the state outside the repository (owner-only), keeps a working key and re-mints a revoked one', async () => {
     const path = join(dir, 'demo.json');
     const url = t.config.DATABASE_URL;
-    writeDemoState(path, demoStateOf(seed, url));
+    // what a fresh seed writes: the state built from the database, with the key the seed minted
+    const written = (await refreshDemoState(ctx, path, url, { apiKey: seed.apiKey.key }))!;
+    expect(written.apiKey.key).toBe(seed.apiKey.key);
+    expect(written.endpoint!.secrets).toEqual([seed.endpoint!.secret]);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(readDemoState(path, 'postgresql://postgres@127.0.0.1:5432/another_database')).toBeNull();
 
@@ -492,6 +489,18 @@ describe('the first hour: demo endpoint, local receiver, state file and banner',
     expect(kept.apiKey.key).toBe(seed.apiKey.key);
     expect(kept.endpoint!.secrets).toEqual([seed.endpoint!.secret]);
     expect(kept.communities.map((c) => c.id)).toEqual(seed.communities.map((c) => c.id));
+    expect(await t.prisma.apiKey.count({ where: { communityId: kept.apiKey.communityId } })).toBe(1);
+
+    // a working key of another community is not taken for demo-pro's; neither is a malformed one
+    const free = seed.communities.find((c) => c.slug === 'demo-free')!;
+    const owner = await t.prisma.user.findUniqueOrThrow({ where: { email: seed.apiKey.actsAs } });
+    const freeKey = await ctx.get(ApiKeysService).create(free.id, owner.id, 'free key');
+    const other = join(dir, 'other.json');
+    for (const candidate of [freeKey.key, 'cpk_not-a-key']) {
+      const state = (await refreshDemoState(ctx, other, url, { apiKey: candidate }))!;
+      expect(state.apiKey.key).not.toBe(candidate);
+      expect(state.apiKey.communityId).toBe(kept.apiKey.communityId);
+    }
 
     await t.prisma.apiKey.updateMany({
       where: { communityId: kept.apiKey.communityId },

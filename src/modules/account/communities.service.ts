@@ -41,6 +41,20 @@ export class CommunitiesService {
     });
   }
 
+  /** The communities with these slugs, in the order given (a slug with none is left out). */
+  async findBySlugs(slugs: string[]): Promise<{ id: string; slug: string; plan: Plan }[]> {
+    const found = await this.prisma.community.findMany({
+      where: { slug: { in: slugs } },
+      select: { id: true, slug: true, plan: true },
+    });
+    return slugs.flatMap((slug) => found.filter((community) => community.slug === slug));
+  }
+
+  /** Whether the database holds any community at all (the demo seed fills only an empty one). */
+  async anyExists(): Promise<boolean> {
+    return (await this.prisma.community.findFirst({ select: { id: true } })) !== null;
+  }
+
   /** A platform admin may pick any plan; everybody else gets FREE. */
   assertPlanAllowed(plan: Plan | undefined, isPlatformAdmin: boolean): void {
     if (plan && plan !== 'FREE' && !isPlatformAdmin) {

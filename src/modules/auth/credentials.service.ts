@@ -152,16 +152,20 @@ export class CredentialsService implements CredentialCheck {
     return this.users ? this.users.get(userId, load, (row) => row !== null) : load();
   }
 
+  /**
+   * The key a raw API key names when it works: known, not revoked, its secret matching. The check of
+   * every X-Api-Key request; the demo seed asks it whether a stored key still works.
+   */
+  async liveApiKey(raw: string): Promise<{ id: string; communityId: string } | undefined> {
+    const parsed = parseApiKey(raw.trim());
+    return parsed ? this.checkedApiKey(parsed) : undefined;
+  }
+
   private async fromApiKey(raw: string): Promise<CredentialResult> {
     const parsed = parseApiKey(raw.trim());
     if (!parsed) return { status: 'invalid', message: 'Malformed API key' };
-    const load = () => this.readApiKey(parsed.keyId);
-    const key = this.apiKeys
-      ? await this.apiKeys.get(parsed.keyId, load, (row) => row !== undefined)
-      : await load();
-    if (!key || key.revokedAt || !secretMatches(parsed.secret, key.secretHash)) {
-      return { status: 'invalid', message: 'Invalid or revoked API key' };
-    }
+    const key = await this.checkedApiKey(parsed);
+    if (!key) return { status: 'invalid', message: 'Invalid or revoked API key' };
     this.touch(key);
     return {
       status: 'ok',
@@ -174,6 +178,14 @@ export class CredentialsService implements CredentialCheck {
         apiKey: { id: key.id, communityId: key.communityId, scopes: key.scopes as Permission[] },
       },
     };
+  }
+
+  private async checkedApiKey(parsed: { keyId: string; secret: string }): Promise<ApiKeyRow | undefined> {
+    const load = () => this.readApiKey(parsed.keyId);
+    const key = this.apiKeys
+      ? await this.apiKeys.get(parsed.keyId, load, (row) => row !== undefined)
+      : await load();
+    return key && !key.revokedAt && secretMatches(parsed.secret, key.secretHash) ? key : undefined;
   }
 
   /** The key and its creator: one indexed join. */

@@ -74,4 +74,14 @@ export class MembershipsService {
     };
     return tx ? run(tx) : this.prisma.$transaction(run);
   }
+
+  /** The community's first OWNER (earliest joined): whom a key made without a member acts as. */
+  async firstOwner(communityId: string): Promise<{ id: string; email: string } | null> {
+    const row = await this.prisma.membership.findFirst({
+      where: { communityId, role: 'OWNER' },
+      orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }],
+      select: { user: { select: { id: true, email: true } } },
+    });
+    return row?.user ?? null;
+  }
 }
