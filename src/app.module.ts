@@ -3,8 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { FeatureGuard } from './common/guards/feature.guard';
 import { KnownFieldsGuard } from './common/guards/known-fields.guard';
 import { PermissionGuard } from './common/guards/permission.guard';
-import { RateLimitGuard } from './common/guards/rate-limit.guard';
-import { RateLimitModule } from './common/guards/rate-limit.module';
+import { rateLimitGuard, RateLimitModule } from './common/guards/rate-limit.module';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { createValidationPipe } from './common/pipes/validation.pipe';
 import { ConfigModule } from './config/config.module';
@@ -13,7 +12,6 @@ import { MetricsModule } from './metrics/metrics.module';
 import { AccountModule } from './modules/account/account.module';
 import { AuthGuard } from './modules/auth/auth.guard';
 import { AuthModule } from './modules/auth/auth.module';
-import { AuthAttemptGuard } from './modules/auth/login-attempt-limiter';
 import { CommunityModule } from './modules/community/community.module';
 import { ContentModule } from './modules/content/content.module';
 import { EventsModule } from './modules/events/events.module';
@@ -51,20 +49,20 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     WebhooksModule,
   ],
   providers: [
-    // The global guards, in the order they run (the one place it is written): the login/refresh
-    // per-address limit first, as it counts requests the others would refuse; then who is calling,
-    // in which community, the plan, the permission; the route's @RateLimit bucket, so refused
-    // callers spend no tokens; last, unknown fields where the route declares no DTO, as the pipe
-    // would refuse them. No global interceptor: each would cost every request an rxjs chain.
-    ...[
-      AuthAttemptGuard,
-      AuthGuard,
-      TenantGuard,
-      FeatureGuard,
-      PermissionGuard,
-      RateLimitGuard,
-      KnownFieldsGuard,
-    ].map((guard) => ({ provide: APP_GUARD, useClass: guard })),
+    // The global guards, in the order they run (the one place it is written). The rate-limit guard
+    // stands in two places, each instance counting the limits of its phase (rate-limit.policies.ts):
+    // first the per-address limits of login, refresh and the portal exchange, which must count the
+    // requests the access guards would refuse; then who is calling, in which community, the plan, the
+    // permission; then the routes' per-caller limits, so refused callers spend no tokens; last, unknown
+    // fields where the route declares no DTO, as the pipe would refuse them. No global interceptor:
+    // each would cost every request an rxjs chain.
+    rateLimitGuard('before-access'),
+    ...[AuthGuard, TenantGuard, FeatureGuard, PermissionGuard].map((guard) => ({
+      provide: APP_GUARD,
+      useClass: guard,
+    })),
+    rateLimitGuard('after-access'),
+    { provide: APP_GUARD, useClass: KnownFieldsGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],

@@ -25,7 +25,8 @@ export class HttpMetrics {
       registers: [registry],
     });
     // Every 429 the API answers is RATE_LIMITED (error-response.ts), whoever refused: the webhook
-    // token buckets (RateLimitGuard) and any other limiter, so counting at the response sees them all.
+    // and auth routes' limits (RateLimitGuard), login's failure budgets and any other limiter, so
+    // counting at the response sees them all.
     this.rateLimited = new Counter({
       name: 'http_rate_limit_refusals_total',
       help: 'Requests refused with 429 RATE_LIMITED, by route template',

@@ -105,7 +105,7 @@ describe('webhook rate limits', () => {
   });
 
   it('a route without @RateLimit has no bucket: 30 reads at once all answer 200', async () => {
-    // the throttler module's placeholder (1 request per millisecond) would refuse most of them
+    // every throttler counts only the routes that name it; one that counted every route would refuse some
     const { community, token } = await memberWithToken(a.app, { plan: 'PRO' });
     const reads = await Promise.all(
       Array.from({ length: 30 }, () => call(a.app, 'GET', base(community.id), { token })),

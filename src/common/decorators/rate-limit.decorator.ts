@@ -1,17 +1,19 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import { Throttle } from '@nestjs/throttler';
-import { RATE_LIMIT, RATE_LIMIT_POLICIES, RateLimitName } from '../guards/rate-limit.policies';
+import { ApiResponse } from '@nestjs/swagger';
+import { RATE_LIMIT, RateLimitName, rateLimitRefusal } from '../guards/rate-limit.policies';
+import { ErrorBodyDto, errorResponse } from '../http/api-docs';
 
 /**
- * Limits the route with the named token bucket, per caller and community, enforced by the global
- * RateLimitGuard, which runs after the auth/tenant/plan/permission guards: refused callers spend
- * no tokens.
- * The throttler's "limit per ttl" is the bucket's burst and the time to refill it whole.
+ * Puts the route under the named limit of rate-limit.policies.ts (its throttler counts only the routes
+ * that name it) and documents the route's 429. The global RateLimitGuard counts it, at the place among
+ * the guards that the limit's kind says (rateLimitPhase).
  */
-export const RateLimit = (name: RateLimitName) => {
-  const { burst, refillEveryMs } = RATE_LIMIT_POLICIES[name];
-  return applyDecorators(
+export const RateLimit = (name: RateLimitName) =>
+  applyDecorators(
     SetMetadata(RATE_LIMIT, name),
-    Throttle({ default: { limit: burst, ttl: burst * refillEveryMs } }),
+    ApiResponse({
+      status: 429,
+      type: ErrorBodyDto,
+      description: rateLimitRefusal(name) ?? errorResponse(429).description,
+    }),
   );
-};

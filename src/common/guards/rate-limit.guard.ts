@@ -1,37 +1,34 @@
-import { ExecutionContext, Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable, Logger } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
 import { Errors } from '../errors/app-error';
-import type { AppRequest } from '../http/request-context';
-import { RATE_LIMIT, RateLimitName } from './rate-limit.policies';
+import { rateLimitOf } from './rate-limit.policies';
 
 /**
- * @nestjs/throttler's guard, keyed the way docs/product-decisions.md#8-limits-and-unmatched-paths counts: one
- * bucket per (operation, community, caller), where the operation is the @RateLimit name (so routes that share
- * a name share a bucket). A refusal is the contract's RATE_LIMITED body with retryAfter; the exception filter
- * sets the Retry-After header from it.
+ * @nestjs/throttler's guard over the named throttlers of rate-limit.policies.ts. Each instance is given
+ * the throttlers of one phase (rate-limit.module.ts, rateLimitGuard). A refusal is the contract's
+ * RATE_LIMITED body with retryAfter; the exception filter sets the Retry-After header from it.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  /** A global guard: a route without @RateLimit has no bucket (the module's throttler is a placeholder). */
+  protected override logger = new Logger(RateLimitGuard.name);
+
+  /**
+   * Most routes name no limit, and this instance counts only the limits of its phase: skipping here
+   * spares those routes a metadata lookup per throttler (each throttler's skipIf would skip them too).
+   */
   protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
-    return Promise.resolve(!this.reflector.get<RateLimitName>(RATE_LIMIT, context.getHandler()));
-  }
-
-  protected override getTracker(request: AppRequest): Promise<string> {
-    const caller = request.actor?.userId ?? request.ip;
-    const community = request.tenant?.communityId ?? '-';
-    return Promise.resolve(`${community}:${caller}`);
-  }
-
-  protected override generateKey(context: ExecutionContext, tracker: string): string {
-    const name = this.reflector.get<RateLimitName>(RATE_LIMIT, context.getHandler());
-    return `ratelimit:${name}:${tracker}`;
+    const name = rateLimitOf(context);
+    return Promise.resolve(!name || !this.throttlers.some((throttler) => throttler.name === name));
   }
 
   protected override throwThrottlingException(
-    _context: ExecutionContext,
+    context: ExecutionContext,
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
+    this.logger.warn(
+      { limit: rateLimitOf(context), tracker: detail.tracker },
+      'request refused: rate limit reached',
+    );
     throw Errors.rateLimited(detail.timeToBlockExpire);
   }
 }

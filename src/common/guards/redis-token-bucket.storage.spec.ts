@@ -1,6 +1,9 @@
+import { Logger } from '@nestjs/common';
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
+import { AppError } from '../errors/app-error';
 import { loadConfig } from '../../config/app-config';
+import { failClosedRateLimits } from './rate-limit.policies';
 import { RedisTokenBucketStorage } from './redis-token-bucket.storage';
 
 // Real Redis (the run's key prefix). No test waits for a refill: the refill rate shows in the wait.
@@ -32,10 +35,27 @@ describe('RedisTokenBucketStorage', () => {
     expect(second).toMatchObject({ isBlocked: false, totalHits: 2, timeToBlockExpire: 0 });
   });
 
-  it('lets the request through when Redis does not answer', async () => {
+  describe('Redis not answering', () => {
     const down = new Redis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false });
-    const record = await new RedisTokenBucketStorage(down).increment(`test:${randomUUID()}`, 1000, 1);
-    expect(record.isBlocked).toBe(false);
-    down.disconnect();
+    const storageDown = new RedisTokenBucketStorage(down, failClosedRateLimits());
+    // the refusals and skipped checks are logged on purpose
+    beforeAll(() => Logger.overrideLogger(false));
+    afterAll(() => down.disconnect());
+
+    it.each(['webhook-create', 'refresh', 'refresh-token', 'portal-exchange'])(
+      'lets the request of %s through',
+      async (throttler) => {
+        const record = await storageDown.increment(`test:${randomUUID()}`, 1000, 1, 1000, throttler);
+        expect(record.isBlocked).toBe(false);
+      },
+    );
+
+    it('refuses a login with 503: guessing must never go uncounted', async () => {
+      const refused = await storageDown
+        .increment(`test:${randomUUID()}`, 1000, 1, 1000, 'login')
+        .catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(AppError);
+      expect(refused).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
+    });
   });
 });

@@ -1,12 +1,12 @@
 import { Body, Controller, Post, Req } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { AllowPortalSession, Public } from '../../common/decorators/auth.decorators';
+import { RateLimit } from '../../common/decorators/rate-limit.decorator';
 import { CurrentActor } from '../../common/decorators/request.decorators';
 import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { Actor, AppRequest } from '../../common/http/request-context';
 import { AuthService } from './auth.service';
-import { LimitAuthAttempts } from './login-attempt-limiter';
 import { LoginDto, RefreshTokenDto } from './dto/login.dto';
 import { LogoutAllDto, LogoutDto, TokenPairDto } from './dto/token-pair.dto';
 import { SessionsService } from './sessions.service';
@@ -23,7 +23,7 @@ export class AuthController {
 
   @Post('login')
   @Public()
-  @LimitAuthAttempts('login')
+  @RateLimit('login')
   @ApiEndpoint({
     summary: 'Log in with e-mail and password',
     auth: 'public',
@@ -35,7 +35,7 @@ export class AuthController {
   }
 
   @Post('refresh')
-  @LimitAuthAttempts('refresh')
+  @RateLimit('refresh')
   @ApiEndpoint({
     summary: 'Rotate a still-valid access token (Bearer) into a new token pair',
     description:
@@ -84,7 +84,7 @@ export class AuthController {
 
   @Post('refresh-token')
   @Public()
-  @LimitAuthAttempts('refresh-token')
+  @RateLimit('refresh-token')
   @ApiEndpoint({
     summary: 'Exchange a refresh token (single use) for a new token pair; no Authorization header',
     auth: 'public',

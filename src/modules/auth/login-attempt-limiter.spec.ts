@@ -10,8 +10,6 @@ import { LoginAttemptLimiter } from './login-attempt-limiter';
 describe('LoginAttemptLimiter', () => {
   const env = {
     ...process.env,
-    AUTH_RATE_LIMIT_PER_ADDRESS: '2',
-    AUTH_RATE_LIMIT_WINDOW: '1h',
     LOGIN_MAX_FAILURES: '2',
     LOGIN_ACCOUNT_MAX_FAILURES: '3',
     LOGIN_FAILURE_WINDOW: '1h',
@@ -97,22 +95,11 @@ describe('LoginAttemptLimiter', () => {
     expect(await fail(l, 'user@example.test', '203.0.113.5')).toMatchObject({ status: 429 });
   });
 
-  it('counts the portal exchange per address, apart from login', async () => {
-    const l = limiter();
-    await l.countAddress('portal-exchange', '203.0.113.8');
-    await l.countAddress('portal-exchange', '203.0.113.8');
-    expect(await outcome(l.countAddress('portal-exchange', '203.0.113.8'))).toMatchObject({ status: 429 });
-    expect(await outcome(l.countAddress('portal-exchange', '203.0.113.9'))).toBe('allowed');
-    expect(await outcome(l.countAddress('login', '203.0.113.8'))).toBe('allowed');
-  });
-
-  it('Redis not answering: login is 503, the portal exchange goes on (its tokens cannot be guessed)', async () => {
+  it('Redis not answering: a login attempt is 503, never uncounted', async () => {
     const down = new Redis(config.REDIS_URL, { lazyConnect: true, enableOfflineQueue: false });
     const l = new LoginAttemptLimiter(down, config);
     try {
       expect(await fail(l, 'user@example.test', '203.0.113.5')).toMatchObject({ status: 503 });
-      expect(await outcome(l.countAddress('login', '203.0.113.5'))).toMatchObject({ status: 503 });
-      expect(await outcome(l.countAddress('portal-exchange', '203.0.113.5'))).toBe('allowed');
     } finally {
       down.disconnect();
     }

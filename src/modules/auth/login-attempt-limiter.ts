@@ -1,53 +1,17 @@
-import {
-  applyDecorators,
-  CanActivate,
-  ExecutionContext,
-  Inject,
-  Injectable,
-  Logger,
-  Optional,
-  SetMetadata,
-} from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
-import { ApiResponse } from '@nestjs/swagger';
-import type { RedisClient } from '../../redis/redis-client';
-import ipaddr from 'ipaddr.js';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { Errors } from '../../common/errors/app-error';
-import { ErrorBodyDto } from '../../common/http/api-docs';
-import type { AppRequest } from '../../common/http/request-context';
+import { addressBucket } from '../../common/rate-limit/address-bucket';
 import {
   retryAfterSeconds,
   takeTokens,
   TokenBucketAnswer,
   TokenBucketPolicy,
 } from '../../common/rate-limit/token-bucket';
-import { AppConfig } from '../../config/app-config';
-import { REDIS } from '../../redis/redis.module';
 import { normaliseEmail } from '../../common/validation/email';
-
-/**
- * The anonymous routes that take, renew or exchange credentials; each has its own per-address
- * bucket. `portal-exchange` is POST /api/webhooks/portal-sessions (a portal link's token for a session).
- */
-export type AuthAttemptRoute = 'login' | 'refresh' | 'refresh-token' | 'portal-exchange';
-
-const AUTH_ATTEMPT_ROUTE = 'auth-attempt:route';
-
-/**
- * The client address a bucket is kept for. IPv6 counts per /64: one subscriber usually holds a
- * whole /64, and a bucket per address would hand them 2^64 buckets. IPv4-mapped IPv6 is IPv4.
- */
-export function addressBucket(ip: string): string {
-  try {
-    const address = ipaddr.process(ip);
-    if (address.kind() === 'ipv4') return address.toString();
-    const parts = (address as ipaddr.IPv6).toNormalizedString().split(':').slice(0, 4);
-    return `${parts.join(':')}::/64`;
-  } catch {
-    return ip;
-  }
-}
+import { AppConfig } from '../../config/app-config';
+import type { RedisClient } from '../../redis/redis-client';
+import { REDIS } from '../../redis/redis.module';
 
 /** What login hands back once it knows the password was right. */
 export interface AccountAttempt {
@@ -56,10 +20,11 @@ export interface AccountAttempt {
 }
 
 /**
- * Password-guessing limits, in Redis so every API instance shares them (README "Security model",
- * docs/product-decisions.md "Limits and unmatched paths").
- * - Per client address and route: AUTH_RATE_LIMIT_PER_ADDRESS requests per AUTH_RATE_LIMIT_WINDOW,
- *   successes included.
+ * Login's failure accounting, in Redis so every API instance shares it (README "Security model",
+ * docs/product-decisions.md "Limits and unmatched paths"). Not a route limit: it counts failed
+ * passwords, reserving one before the check and giving it back on success. (The route's own count per
+ * client address, AUTH_RATE_LIMIT_PER_ADDRESS per AUTH_RATE_LIMIT_WINDOW, is the `login` throttler of
+ * src/common/guards/rate-limit.policies.ts.)
  * - Per account and client address: LOGIN_MAX_FAILURES failed logins per LOGIN_FAILURE_WINDOW. Past
  *   it that address is refused for that account even with the right password (otherwise the answer
  *   would tell a guesser which guess was right); other addresses are not, so nobody can lock an
@@ -79,7 +44,6 @@ export interface AccountAttempt {
 @Injectable()
 export class LoginAttemptLimiter {
   private readonly logger = new Logger(LoginAttemptLimiter.name);
-  private readonly perAddress: TokenBucketPolicy;
   private readonly perAccountAndAddress: TokenBucketPolicy;
   private readonly perAccount: TokenBucketPolicy;
   /** How long an address counts as having failed on an account after its last failure there. */
@@ -92,10 +56,6 @@ export class LoginAttemptLimiter {
     @Optional() @Inject(REDIS) private readonly redis: RedisClient | undefined,
     config: AppConfig,
   ) {
-    this.perAddress = {
-      burst: config.AUTH_RATE_LIMIT_PER_ADDRESS,
-      refillEveryMs: config.authRateLimitWindowMs / config.AUTH_RATE_LIMIT_PER_ADDRESS,
-    };
     this.perAccountAndAddress = {
       burst: config.LOGIN_MAX_FAILURES,
       refillEveryMs: config.loginFailureWindowMs / config.LOGIN_MAX_FAILURES,
@@ -108,20 +68,6 @@ export class LoginAttemptLimiter {
     this.accountKeySecret = Buffer.from(
       hkdfSync('sha256', config.jwtSecret, Buffer.alloc(0), 'login-attempt-limiter', 32),
     );
-  }
-
-  /**
-   * Counts one request of `route` from `ip`; 429 past the limit. Redis not answering: login is
-   * refused with 503 (guessing must not become unlimited while Redis is away), the other routes go
-   * on (their tokens are 256-bit random or signed: nothing to guess, and sessions keep working).
-   */
-  async countAddress(route: AuthAttemptRoute, ip: string): Promise<void> {
-    const address = addressBucket(ip);
-    const answer = await this.take(`authlimit:address:${route}:${address}`, this.perAddress, route);
-    if (answer === null) return;
-    if (answer.allowed) return;
-    this.logger.warn({ route, address }, 'auth request refused: too many from this client address');
-    throw Errors.rateLimited(retryAfterSeconds(answer.waitMs));
   }
 
   /**
@@ -221,51 +167,4 @@ export class LoginAttemptLimiter {
   private takeForLogin(key: string, policy: TokenBucketPolicy): Promise<TokenBucketAnswer> {
     return this.loginRedis((redis) => takeTokens(redis, key, policy));
   }
-
-  /** The bucket's answer, or null when Redis did not answer on a route that may go on without it. */
-  private async take(
-    key: string,
-    policy: TokenBucketPolicy,
-    route: AuthAttemptRoute,
-  ): Promise<TokenBucketAnswer | null> {
-    if (route === 'login') return this.takeForLogin(key, policy);
-    try {
-      return await takeTokens(this.connection(), key, policy);
-    } catch (err) {
-      this.logger.warn({ err, route }, 'auth rate limit skipped: Redis did not answer');
-      return null;
-    }
-  }
 }
-
-/**
- * Global guard, registered before the access guards (app.module.ts): the per-address count must
- * see every request, including the refresh calls whose token the auth guard would refuse first.
- */
-@Injectable()
-export class AuthAttemptGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly limiter: LoginAttemptLimiter,
-  ) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const route = this.reflector.get<AuthAttemptRoute | undefined>(AUTH_ATTEMPT_ROUTE, context.getHandler());
-    if (!route) return true;
-    const request = context.switchToHttp().getRequest<AppRequest>();
-    await this.limiter.countAddress(route, request.ip);
-    return true;
-  }
-}
-
-/** Puts the route under the per-address auth limit (and documents its 429). */
-export const LimitAuthAttempts = (route: AuthAttemptRoute) =>
-  applyDecorators(
-    SetMetadata(AUTH_ATTEMPT_ROUTE, route),
-    ApiResponse({
-      status: 429,
-      type: ErrorBodyDto,
-      description:
-        'RATE_LIMITED: too many attempts from this address (for login: also for this account from this address)',
-    }),
-  );

@@ -88,7 +88,7 @@ export class WebhooksController {
     auth: 'jwt',
     response: CreatedWebhookDto,
     status: HttpStatus.CREATED,
-    errors: [403, 409, 429],
+    errors: [403, 409],
   })
   create(
     @Param() params: CommunityParamsDto,
@@ -146,7 +146,7 @@ export class WebhooksController {
     description: 'Rate limit: burst 5, then 1 per 20 s per caller and community.',
     auth: 'jwt',
     response: RotatedSecretDto,
-    errors: [403, 404, 429],
+    errors: [403, 404],
   })
   rotateSecret(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.endpoints.rotateSecret(communityOf(tenant, params), params.webhookId);
@@ -160,7 +160,7 @@ export class WebhooksController {
       '200 with the attempt when the target answered 2xx; otherwise 500 WEBHOOK_TEST_FAILED whose `data` is the logged attempt. Rate limit: burst 5, then 1 per 20 s.',
     auth: 'jwt',
     response: DeliveryDto,
-    errors: [403, 404, 429, 500],
+    errors: [403, 404, 500],
     errorBodies: { 500: WebhookTestFailedBodyDto },
   })
   test(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
@@ -177,7 +177,7 @@ export class WebhooksController {
     auth: 'jwt',
     response: DeliveryDto,
     status: HttpStatus.ACCEPTED,
-    errors: [403, 404, 409, 429],
+    errors: [403, 404, 409],
   })
   resend(
     @Param() params: DeliveryParamsDto,
@@ -196,7 +196,7 @@ export class WebhooksController {
     auth: 'jwt',
     response: RecoverResultDto,
     status: HttpStatus.ACCEPTED,
-    errors: [403, 404, 409, 429],
+    errors: [403, 404, 409],
   })
   recover(
     @Param() params: WebhookParamsDto,

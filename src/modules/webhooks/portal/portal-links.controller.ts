@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpStatus, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Public, RequireFeature, RequirePermission } from '../../../common/decorators/auth.decorators';
+import { RateLimit } from '../../../common/decorators/rate-limit.decorator';
 import { CurrentActor, CurrentTenant } from '../../../common/decorators/request.decorators';
 import { ApiEndpoint } from '../../../common/http/api-docs';
-import { LimitAuthAttempts } from '../../auth/login-attempt-limiter';
 import type { Actor, TenantContext } from '../../../common/http/request-context';
 import { CommunityParamsDto } from '../dto/webhook-requests.dto';
 import { communityOf } from '../webhooks.controller';
@@ -63,7 +63,7 @@ export class PortalSessionsController {
 
   @Post('portal-sessions')
   @Public()
-  @LimitAuthAttempts('portal-exchange')
+  @RateLimit('portal-exchange')
   @ApiEndpoint({
     summary: "Exchange a portal link's token (single use) for a session on that community's webhook routes",
     auth: 'public',
