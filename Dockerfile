@@ -38,7 +38,7 @@ RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund && npm cache cl
 # prisma/ and prisma.config.ts are what `migrate deploy` needs. The build stage's install ran Prisma's own
 # install script, which downloads the native schema engine into @prisma/engines when the build can reach
 # Prisma's host; copied here, `migrate deploy` runs it (PRISMA_SCHEMA_ENGINE=auto), and the WebAssembly
-# stand-in in prisma/ only where the download failed (README.md#prisma-and-its-schema-engine).
+# stand-in in prisma/ only where the download failed (docs/architecture.md#prisma-and-its-schema-engine).
 COPY --from=build /app/node_modules/@prisma/engines ./node_modules/@prisma/engines
 COPY prisma.config.ts ./
 COPY prisma ./prisma

@@ -3,7 +3,7 @@ import { prismaEnginesDir, schemaEngineBinary } from './prisma/schema-engine-cho
 
 // Prisma's native schema engine where it can be had, else prisma/schema-engine-wasm.mjs, which answers
 // the same JSON-RPC protocol with Prisma's own WebAssembly engine: PRISMA_SCHEMA_ENGINE decides
-// (README.md#prisma-and-its-schema-engine).
+// (docs/architecture.md#prisma-and-its-schema-engine).
 const engine = schemaEngineBinary(process.env, prismaEnginesDir());
 if (engine) process.env.PRISMA_SCHEMA_ENGINE_BINARY = engine;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs each client library's tests against the real service (README.md#client-libraries): the compiled API
+// Runs each client library's tests against the real service (docs/api.md#client-libraries): the compiled API
 // and worker (dist/, `npm run build`) on a throw-away PostgreSQL database and Redis key prefix, with
 // WEBHOOK_ALLOW_INSECURE_TARGETS=true so a receiver on 127.0.0.1 can be delivered to. The clients' suites get
 // the address and a platform admin's login through the environment:

@@ -1,4 +1,4 @@
-// The webhook portal in a real browser (README.md#webhook-portal): Debian's Chromium driven by
+// The webhook portal in a real browser (docs/api.md#webhook-portal): Debian's Chromium driven by
 // playwright-core against the compiled API and worker (`npm run build` first) on a throw-away database, with
 // a local receiver that can be told to fail. Screenshots go to portal-screenshots/ (git-ignored); with
 // --update-docs the delivery-log one is copied to docs/portal-delivery-log.png.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The webhook portal's browser test (README.md#webhook-portal): Debian's Chromium (installed with apt-get when
+# The webhook portal's browser test (docs/api.md#webhook-portal): Debian's Chromium (installed with apt-get when
 # missing, never a browser download), then the compiled API and worker (`npm run build` first).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -14,7 +14,7 @@ const OLD_GENERATION_GROWTH_PERCENT: Record<ProcessRole, number> = { api: 25, wo
 
 /**
  * The V8 settings that keep the API and the worker under 200 MiB of peak RSS under load
- * (README.md#operations). `--liftoff-only`: Prisma 7 compiles every query with its WebAssembly query compiler
+ * (docs/architecture.md#operations). `--liftoff-only`: Prisma 7 compiles every query with its WebAssembly query compiler
  * (3.4 MB of wasm); by default V8 re-compiles its hot functions with TurboFan on background threads, and
  * those compilations left up to 48 MiB of malloc'd memory in glibc's per-thread arenas for good, for no
  * measurable gain. Liftoff's baseline code is all the query compiler gets.

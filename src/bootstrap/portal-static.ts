@@ -23,7 +23,7 @@ export const PORTAL_CSP = [
 ].join('; ');
 
 /**
- * Serves the webhook portal (README.md#webhook-portal) at /portal/, outside /api: file names under assets/
+ * Serves the webhook portal (docs/api.md#webhook-portal) at /portal/, outside /api: file names under assets/
  * carry a content hash, so they are cached for a year; index.html is never cached, so a deploy shows at once.
  * Without a built portal (jest runs from src/) nothing is registered.
  */

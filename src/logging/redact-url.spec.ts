@@ -36,7 +36,7 @@ describe('redactUrl (no credential reaches a log line through the URL)', () => {
   });
 });
 
-describe('redactUrl masks API keys in the path too (README.md#security-model)', () => {
+describe('redactUrl masks API keys in the path too (docs/security.md#security-model)', () => {
   const key = `cpk_${'A1b2C3d4E5f6'}_${'x'.repeat(32)}`;
 
   it('masks a key sent as a path segment, keeping the rest of the path', () => {

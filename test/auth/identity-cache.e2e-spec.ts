@@ -11,7 +11,7 @@ import { call } from '../utils/http';
 import { waitFor } from '../utils/worker';
 
 // Who the caller is and which community it acts in are answered from memory on each API instance
-// (README.md#security-model). Two instances in one process share the run's database and Redis prefix: a
+// (docs/security.md#security-model). Two instances in one process share the run's database and Redis prefix: a
 // change made through A must be refused or honoured by B within a second. Each test first makes B answer
 // twice, so that B holds the old answer in its cache: without the announcement B would keep it for a minute
 // (the caches' age bound), and the test would time out.

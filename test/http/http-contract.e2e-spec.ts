@@ -6,7 +6,7 @@ import { call } from '../utils/http';
 
 const ONE_MIB = 1024 * 1024;
 
-describe('HTTP contract of the foundation (README.md#http-contract)', () => {
+describe('HTTP contract of the foundation (docs/api.md#http-contract)', () => {
   let t: TestApp;
   let token: string;
   let apiKey: string;

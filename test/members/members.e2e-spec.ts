@@ -10,7 +10,7 @@ import {
 } from '../utils/factories';
 import { call } from '../utils/http';
 
-describe('members: list, role, add (README.md#members-customization-embed)', () => {
+describe('members: list, role, add (docs/api.md#members-customization-embed)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

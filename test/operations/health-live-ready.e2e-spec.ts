@@ -5,7 +5,7 @@ import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { freePort } from '../utils/metrics';
 
-// GET /api/health/live and /api/health/ready (README.md#http-contract): live asks nothing of the
+// GET /api/health/live and /api/health/ready (docs/api.md#http-contract): live asks nothing of the
 // dependencies, ready asks PostgreSQL, Redis and whether every migration of prisma/migrations is applied.
 
 const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';

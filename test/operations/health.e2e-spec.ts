@@ -3,7 +3,7 @@ import { call } from '../utils/http';
 import { freePort } from '../utils/metrics';
 
 // With a dependency unreachable, /api/health names it, and nothing about where it lives: no host,
-// port, database name or driver text reaches an anonymous caller (README.md#http-contract).
+// port, database name or driver text reaches an anonymous caller (docs/api.md#http-contract).
 describe('health answers name the failing dependency without internals', () => {
   let port: number;
   beforeAll(async () => {

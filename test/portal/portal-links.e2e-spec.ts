@@ -3,7 +3,7 @@ import { createApiKey, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
 /**
- * Webhook portal links (README.md#webhook-portal): a single-use, short-lived token in a URL fragment,
+ * Webhook portal links (docs/api.md#webhook-portal): a single-use, short-lived token in a URL fragment,
  * exchanged for a session that reaches its own community's webhook routes and nothing else.
  */
 describe('webhook portal links', () => {

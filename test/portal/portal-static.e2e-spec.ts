@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PORTAL_DIR } from '../../src/bootstrap/portal-static';
 import { createTestApp, TestApp } from '../utils/app';
 
-/** The webhook portal's files (README.md#webhook-portal): needs `npm run build` (it builds dist/portal). */
+/** The webhook portal's files (docs/api.md#webhook-portal): needs `npm run build` (it builds dist/portal). */
 describe('the webhook portal at /portal', () => {
   let t: TestApp;
   beforeAll(async () => {

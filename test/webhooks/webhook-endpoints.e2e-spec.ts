@@ -6,7 +6,7 @@ import { addMember, createApiKey, createCommunity, login, memberWithToken } from
 const PUBLIC_URL = 'https://93.184.215.14/hooks';
 const base = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 
-describe('webhook endpoint management (README.md#webhooks)', () => {
+describe('webhook endpoint management (docs/api.md#webhooks)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp();

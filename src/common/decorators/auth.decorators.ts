@@ -16,7 +16,7 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 /** The route takes X-Api-Key as well as a Bearer JWT (default: Bearer JWT only). */
 export const AllowApiKey = () => SetMetadata(ALLOW_API_KEY, true);
 /**
- * A webhook-portal session (README.md#webhook-portal) may call this route, in its own community only
+ * A webhook-portal session (docs/api.md#webhook-portal) may call this route, in its own community only
  * (default: a portal session is refused everywhere).
  */
 export const AllowPortalSession = () => SetMetadata(ALLOW_PORTAL_SESSION, true);

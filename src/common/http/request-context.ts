@@ -12,7 +12,7 @@ export interface Actor {
   defaultCommunityId: string | null;
   /** the session a Bearer token belongs to: a login's refresh family, or a portal session (portalCommunityId set) */
   sessionId?: string;
-  /** a webhook-portal session (README.md#webhook-portal): the one community whose portal routes it may use */
+  /** a webhook-portal session (docs/api.md#webhook-portal): the one community whose portal routes it may use */
   portalCommunityId?: string;
   apiKey?: { id: string; communityId: string; scopes: readonly Permission[] };
 }

@@ -29,7 +29,7 @@ export class AuthGuard implements CanActivate {
         'This route requires a login token (Authorization: Bearer); API keys are not accepted',
       );
     }
-    // --- webhook-portal sessions (README.md#webhook-portal): only routes marked for them, only in their community
+    // --- webhook-portal sessions (docs/api.md#webhook-portal): only routes marked for them, only in their community
     if (result.actor.portalCommunityId !== undefined) {
       if (!this.reflector.getAllAndOverride<boolean>(ALLOW_PORTAL_SESSION, targets)) {
         throw Errors.unauthorized('A webhook portal session cannot call this route');

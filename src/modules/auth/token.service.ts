@@ -60,7 +60,7 @@ function hasWellFormedClaims(claims: Partial<AccessClaims> | null | undefined): 
 }
 
 /**
- * Claims of a webhook-portal session (README.md#webhook-portal), opened by a single-use portal link. `typ: 'portal'` keeps it
+ * Claims of a webhook-portal session (docs/api.md#webhook-portal), opened by a single-use portal link. `typ: 'portal'` keeps it
  * out of every route not marked @AllowPortalSession(), and communityId out of every other community;
  * the user is the link's creator, whose permissions are checked again on each request. `sid` is the
  * session's row (portal_sessions), which logout revokes.

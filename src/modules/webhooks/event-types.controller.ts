@@ -19,7 +19,7 @@ const EVENT_TYPES: EventTypesDto = {
   testEvent: describe(TEST_EVENT, false),
 };
 
-/** The event catalog (README.md#webhooks): any logged-in user, no community needed. */
+/** The event catalog (docs/api.md#webhooks): any logged-in user, no community needed. */
 @ApiTags('webhooks')
 @Controller('webhooks')
 @AllowPortalSession()

@@ -49,7 +49,7 @@ export function communityOf(tenant: TenantContext, params: CommunityParamsDto): 
 }
 
 /**
- * Webhook endpoint management (README.md#webhooks): Bearer JWT only, WEBHOOKS_MANAGE, plan feature
+ * Webhook endpoint management (docs/api.md#webhooks): Bearer JWT only, WEBHOOKS_MANAGE, plan feature
  * `webhooks`.
  */
 @ApiTags('webhooks')

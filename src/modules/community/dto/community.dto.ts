@@ -52,7 +52,7 @@ export class SettingsDto {
 }
 
 /**
- * The community (README.md#community-and-content, as the service routes give it) with its settings and
+ * The community (docs/api.md#community-and-content, as the service routes give it) with its settings and
  * branding.
  */
 export class SdkCommunityDto extends CommunityDto {

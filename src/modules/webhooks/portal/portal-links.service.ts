@@ -10,7 +10,7 @@ import { hasFeature } from '../../../common/access/plans';
 import type { PortalCommunityDto, PortalLinkDto, PortalSessionDto } from './portal-links.dto';
 
 /**
- * Portal links (README.md#webhook-portal, like Svix's App Portal): a community's app hands its admin a link
+ * Portal links (docs/api.md#webhook-portal, like Svix's App Portal): a community's app hands its admin a link
  * that opens the webhook portal without a password. The token is single-use, short-lived, stored only as its
  * SHA-256, and travels in the URL's fragment so that no server or proxy ever logs it.
  */
