@@ -5,19 +5,19 @@ export type ProcessRole = 'api' | 'worker';
 /**
  * How far V8 lets the old generation grow past what survived the last full collection before it
  * collects again (V8's own factor goes up to 4×). Under load both processes promote the objects of
- * work in flight out of the young generation: the API reached 205 MiB of old space for 47 MiB of
- * live objects, the worker 170 MiB for 39 MiB. The API needs 1.25× to stay under 200 MiB (1.5×
- * peaked at 203–212 MiB); the worker stays under it at 1.5× (187 MiB), where 1.25× cost it 7% of
- * its deliveries per second in collections (bench/README.md, "Memory").
+ * work in flight out of the young generation, so old space grows to several times what is live. The
+ * API needs the tighter factor to stay under 200 MiB; the worker stays under it with the looser one,
+ * where the tighter one cost it deliveries per second in collections (the measurements: bench/README.md,
+ * the paragraph "Memory.").
  */
 const OLD_GENERATION_GROWTH_PERCENT: Record<ProcessRole, number> = { api: 25, worker: 50 };
 
 /**
  * The V8 settings that keep the API and the worker under 200 MiB of peak RSS under load
  * (docs/architecture.md#operations). `--liftoff-only`: Prisma 7 compiles every query with its WebAssembly query compiler
- * (3.4 MB of wasm); by default V8 re-compiles its hot functions with TurboFan on background threads, and
- * those compilations left up to 48 MiB of malloc'd memory in glibc's per-thread arenas for good, for no
- * measurable gain. Liftoff's baseline code is all the query compiler gets.
+ * by default V8 re-compiles its hot functions with TurboFan on background threads, and those
+ * compilations left tens of MiB of malloc'd memory in glibc's per-thread arenas for good, for no
+ * measurable gain (bench/README.md, "The fix: two V8 flags each process sets itself"). Liftoff's baseline code is all the query compiler gets.
  */
 export function v8MemoryFlags(role: ProcessRole): string[] {
   return ['--liftoff-only', `--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT[role]}`];
@@ -41,10 +41,9 @@ export function applyV8MemoryFlags(role: ProcessRole): void {
  * them says so at start (warnMissingMallocEnvironment). A fixed mmap threshold of 1 MiB: by default
  * glibc raises the threshold to the size of any large block freed, so after the start-up's dummy
  * argon2 hash, each login's 19 MiB argon2 block (memoryCost) came from the arena of the libuv thread
- * that ran it and stayed there for good (19 MiB per thread, up to 76 MiB with 4 threads; measured:
- * the API's peak under the delivery-log load went from 205 to 174 MiB, bench/README.md "Memory").
- * A fixed threshold also turns off glibc's rising trim threshold, so the main arena gives freed
- * memory back (21 to 12 MiB).
+ * that ran it and stayed there for good, one block per libuv thread (bench/README.md, "Logins: 19 MiB
+ * per libuv thread"). A fixed threshold also turns off glibc's rising trim threshold, so the main arena
+ * gives freed memory back.
  */
 export const MALLOC_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '1048576' };
 

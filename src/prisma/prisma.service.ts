@@ -12,8 +12,9 @@ const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan';
 /**
  * The Prisma client over a pg pool (Prisma 7 driver adapter: no query-engine binary). The pool is
  * also `pool`, for the raw statements of the worker (Prisma's per-query work was a measurable part
- * of each attempt's latency). The API's hottest reads skip Prisma too (its runtime was 15% of the
- * API's CPU on the tweets list) and run on a second, lazily opened pool: preparedQuery.
+ * of each attempt's latency). The API's hottest reads skip Prisma too (its runtime was a sizeable
+ * share of the API's CPU on the tweets list: bench/README.md) and run on a second, lazily opened pool:
+ * preparedQuery.
  */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleDestroy {
