@@ -26,7 +26,7 @@ export const REDACTED_PATHS = [
  */
 export function logDestination(config: Pick<AppConfig, 'isProduction'>): DestinationStream | undefined {
   if (config.isProduction) return undefined;
-  // Required here, not imported: production never loads it (41 modules, 1.6 MiB of RSS).
+  // Required here, not imported: production never loads it (dozens of modules, resident for nothing).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pinoPretty = require('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({
@@ -45,8 +45,8 @@ export function logDestination(config: Pick<AppConfig, 'isProduction'>): Destina
 /**
  * The process's one pino logger. Every line written while a request is served carries its id as
  * `reqId`, read from the request-id scope the API opens for each request (src/logging/request-id.ts)
- * when the line is written: no per-request child logger (pino-http built two for every request,
- * about 10% of the API's CPU on a hot read, for lines that at LOG_LEVEL=warn are never written).
+ * when the line is written: no per-request child logger (pino-http built two for every request, a
+ * measurable share of the API's CPU on a hot read, for lines that at LOG_LEVEL=warn are never written).
  */
 export function createRootLogger(
   config: Pick<AppConfig, 'LOG_LEVEL' | 'isProduction'>,

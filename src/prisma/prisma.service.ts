@@ -44,11 +44,10 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
    * invalidates the plan, so the plan follows the table's statistics). On the shared pool PostgreSQL
    * re-planned these statements at every execution: their LIMIT and OFFSET are parameters, and a
    * generic plan, which cannot know them, assumes 10% of the rows are wanted, so it never looks
-   * cheaper than a custom one. Measured on the delivery log (1,000,000 attempts): planning was 0.23 ms
-   * of each 0.37 ms statement, and PostgreSQL used more CPU per request than the API itself; with the
-   * plan kept, 2.2-2.8× less PostgreSQL CPU per request, 1.7× the requests per second, p99 21-23 →
-   * 10-13 ms (bench/README.md, step 12). Their generic plans read the same indexes as the custom ones (EXPLAIN in the
-   * benchmark's database, 100,000 tweets, 10,000 members, 1,000,000 attempts). Prisma's statements
+   * cheaper than a custom one: on the delivery log, planning took most of each statement's time and
+   * PostgreSQL used more CPU per request than the API itself (the figures before and after:
+   * bench/README.md, step 12). Their generic plans read the same indexes as the custom ones (EXPLAIN on
+   * the benchmark's database; test/operations/hot-read-plans.e2e-spec.ts keeps them generic). Prisma's statements
    * stay on `pool`, planned per execution. Through PgBouncer: unnamed on `pool` (a name lives on one
    * server connection, and a session setting would leak to other clients).
    */

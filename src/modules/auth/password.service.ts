@@ -3,7 +3,8 @@ import argon2 from 'argon2';
 
 /**
  * argon2id with OWASP's first recommended configuration (19 MiB, 2 passes, 1 lane): the library's
- * defaults (64 MiB, 3 passes, 4 lanes) cost ~5x more CPU per login for little gain on a 2-core host.
+ * defaults (64 MiB, 3 passes, 4 lanes) cost several times the CPU per login for little gain on a
+ * 2-core host.
  * The parameters live in each hash, so older hashes keep verifying if these change.
  */
 const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
