@@ -16,7 +16,7 @@ import {
   ReencryptedBatch,
   SecretsUnderKey,
   WebhookSecretsService,
-} from '../modules/webhooks/secrets/webhook-secrets.service';
+} from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CliError } from './cli-context';

@@ -5,7 +5,7 @@ import { ApiKeysService } from '../modules/account/api-keys.service';
 import { parseApiKey, secretMatches } from '../modules/auth/api-key-format';
 import { PasswordService } from '../modules/auth/password.service';
 import { SUBSCRIBABLE_EVENTS } from '../modules/events/event-catalog';
-import { WebhookSecretsService } from '../modules/webhooks/secrets/webhook-secrets.service';
+import { WebhookSecretsService } from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { PrismaService } from '../prisma/prisma.service';
 import { CliError, createCliContext } from './cli-context';
 import {

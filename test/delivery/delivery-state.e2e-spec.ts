@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { newMessageId } from '../../src/modules/events/event-body';
-import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
-import type { DeliveryJobData } from '../../src/modules/webhooks/worker/delivery-job';
-import { deliveryJobId } from '../../src/modules/webhooks/worker/delivery-job';
-import { DeliveryQueue } from '../../src/modules/webhooks/worker/delivery-queue.service';
+import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/worker/delivery-attempts.store';
+import type { DeliveryJobData } from '../../src/modules/webhooks/core/delivery-job';
+import { deliveryJobId } from '../../src/modules/webhooks/core/delivery-job';
+import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
 import { createTestApp, TestApp } from '../utils/app';

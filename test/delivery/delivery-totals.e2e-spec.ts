@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import type { DeliveryStatus } from '../../src/generated/prisma/enums';
 import { newMessageId } from '../../src/modules/events/event-body';
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
+import { DeliveriesStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';

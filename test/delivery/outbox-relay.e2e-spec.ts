@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { DeliveriesStore, RelayLimits } from '../../src/modules/webhooks/deliveries.store';
+import { DeliveriesStore, RelayLimits } from '../../src/modules/webhooks/worker/delivery-attempts.store';
 import type { PrismaService } from '../../src/prisma/prisma.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';

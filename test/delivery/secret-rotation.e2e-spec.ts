@@ -1,6 +1,6 @@
-import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
-import type { WebhookSender } from '../../src/modules/webhooks/delivery/webhook-sender.service';
-import { WebhookSecretsService } from '../../src/modules/webhooks/secrets/webhook-secrets.service';
+import { DeliveriesStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
+import type { WebhookSender } from '../../src/modules/webhooks/core/delivery/webhook-sender.service';
+import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
 import { DELIVERY_SENDER } from '../../src/modules/webhooks/worker/cached-live-secrets';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';

@@ -1,6 +1,6 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
+import { DeliveriesStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique, announceCommunityChange } from '../utils/factories';
 import { call } from '../utils/http';

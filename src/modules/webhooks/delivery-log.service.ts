@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { Errors } from '../../../common/errors/app-error';
-import { DeliveriesStore, DeliveryPage, DeliveryPageQuery } from '../deliveries.store';
+import { Errors } from '../../common/errors/app-error';
+import { DeliveriesStore, DeliveryPage, DeliveryPageQuery } from './worker/delivery-attempts.store';
 
-export type { DeliveryPage, DeliveryPageQuery, DeliveryView } from '../deliveries.store';
+export type { DeliveryPage, DeliveryPageQuery, DeliveryView } from './worker/delivery-attempts.store';
 
 /** The delivery log as the API reads it: one row per attempt, each with the event body it sent. */
 @Injectable()

@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
-import { DeliveriesStore } from './deliveries.store';
-import { WebhookEndpointsStore } from './webhook-endpoints.store';
-import { WEBHOOK_DNS_LOOKUP } from './delivery/webhook-sender.service';
-import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './delivery/url-safety';
-import { WebhookSecretsService } from './secrets/webhook-secrets.service';
+import { DeliveriesStore } from './worker/delivery-attempts.store';
+import { WebhookEndpointsStore } from './core/webhook-endpoints.store';
+import { WEBHOOK_DNS_LOOKUP } from './core/delivery/webhook-sender.service';
+import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './core/delivery/url-safety';
+import { WebhookSecretsService } from './core/secrets/webhook-secrets.service';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
 import type {
   CreatedWebhookDto,

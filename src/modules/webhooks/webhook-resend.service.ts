@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
-import { DeliveriesStore, ResentAttempt } from './deliveries.store';
-import type { DeliveryView } from './delivery/delivery-log.service';
+import { DeliveriesStore, ResentAttempt } from './worker/delivery-attempts.store';
+import type { DeliveryView } from './delivery-log.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { DeliveryQueue } from './worker/delivery-queue.service';
+import { DeliveryQueue } from './core/delivery-queue.service';
 
 /** Recover looks back at most this far in one call (docs/product-decisions.md#5-webhooks, "Recover"). */
 export const RECOVER_MAX_WINDOW_DAYS = 14;

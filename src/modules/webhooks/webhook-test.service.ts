@@ -3,8 +3,8 @@ import { AppError } from '../../common/errors/app-error';
 import { buildEventBody } from '../events/event-body';
 import { TEST_EVENT } from '../events/event-catalog';
 import { currentRequestId } from '../../logging/request-id';
-import { DeliveriesStore, DeliveryView } from './deliveries.store';
-import { WebhookSender } from './delivery/webhook-sender.service';
+import { DeliveriesStore, DeliveryView } from './worker/delivery-attempts.store';
+import { WebhookSender } from './core/delivery/webhook-sender.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
 /**

@@ -6,13 +6,13 @@ import { EventTypesController } from './event-types.controller';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
-import { DELIVERY_QUEUE } from './worker/delivery-job';
-import { DeliveryQueue, deliveryQueueOptions } from './worker/delivery-queue.service';
+import { DELIVERY_QUEUE } from './core/delivery-job';
+import { DeliveryQueue, deliveryQueueOptions } from './core/delivery-queue.service';
 import { PortalLinksController, PortalSessionsController } from './portal/portal-links.controller';
 import { PortalLinksService } from './portal/portal-links.service';
 import { PortalLinksStore } from './portal/portal-links.store';
 import { WebhooksController } from './webhooks.controller';
-import { WebhooksCoreModule } from './webhooks-core.module';
+import { WebhooksCoreModule } from './core/webhooks-core.module';
 
 /** The webhook management API; delivery itself is the worker's (it imports WebhooksCoreModule too). */
 @Module({

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, Tx } from '../../prisma/prisma.service';
+import { PrismaService, Tx } from '../../../prisma/prisma.service';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
 export interface EndpointState {

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { DeliveriesStore } from './deliveries.store';
+import { DeliveriesStore } from '../worker/delivery-attempts.store';
 import { defaultResolveAll } from './delivery/delivery-agent';
-import { DeliveryLogService } from './delivery/delivery-log.service';
+import { DeliveryLogService } from '../delivery-log.service';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
 import { WebhookEndpointsStore } from './webhook-endpoints.store';

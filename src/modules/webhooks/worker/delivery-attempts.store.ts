@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { GroupCommit } from '../../common/batching/group-commit';
-import { Prisma } from '../../generated/prisma/client';
-import type { DeliveryStatus } from '../../generated/prisma/enums';
-import { ISO } from '../../prisma/iso-text';
-import { PrismaService, Tx } from '../../prisma/prisma.service';
-import type { EventBody } from '../events/event-body';
-import type { SendResult } from './delivery/webhook-sender.service';
-import type { EndpointState } from './webhook-endpoints.store';
+import { GroupCommit } from '../../../common/batching/group-commit';
+import { Prisma } from '../../../generated/prisma/client';
+import type { DeliveryStatus } from '../../../generated/prisma/enums';
+import { ISO } from '../../../prisma/iso-text';
+import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import type { EventBody } from '../../events/event-body';
+import type { SendResult } from '../core/delivery/webhook-sender.service';
+import type { EndpointState } from '../core/webhook-endpoints.store';
 
 /**
  * The one owner of `webhook_deliveries`. A row is one attempt of one (event, endpoint) pair; the

@@ -8,9 +8,9 @@ import {
   DueAttempt,
   NextAttempt,
   OUTCOME_UNKNOWN,
-} from '../deliveries.store';
-import type { DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+} from './delivery-attempts.store';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 import { EndpointHealth } from './endpoint-health.service';
 import { nextRetry } from './retry-policy';
 

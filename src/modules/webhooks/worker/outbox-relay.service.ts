@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveriesStore, RelayedEvent } from '../deliveries.store';
-import type { DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveriesStore, RelayedEvent } from './delivery-attempts.store';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 import { OutboxWakeups } from './outbox-wakeups';
 
 /** Outbox rows locked per transaction. */

@@ -4,9 +4,9 @@ import { AppConfig } from '../../../config/app-config';
 import { MetricsRegistry } from '../../../metrics/metrics-registry';
 import { MetricsServer } from '../../../metrics/metrics-server';
 import { PrismaService } from '../../../prisma/prisma.service';
-import type { SendResult } from '../delivery/webhook-sender.service';
-import type { DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+import type { SendResult } from '../core/delivery/webhook-sender.service';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 
 /** How a delivery attempt ended: a short fixed list, so the label stays bounded. */
 export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'gone';

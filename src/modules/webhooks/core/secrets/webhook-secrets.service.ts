@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { Errors } from '../../../common/errors/app-error';
-import { AppConfig } from '../../../config/app-config';
-import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import { Errors } from '../../../../common/errors/app-error';
+import { AppConfig } from '../../../../config/app-config';
+import { PrismaService, Tx } from '../../../../prisma/prisma.service';
 import { SECRET_PREFIX } from '../delivery/sign';
 import { SecretKeyRing } from './secret-cipher';
 
