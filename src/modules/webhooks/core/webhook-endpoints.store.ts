@@ -133,6 +133,11 @@ export class WebhookEndpointsStore {
     return disabled[0]?.consecutive_failures ?? null;
   }
 
+  /** How many endpoints are disabled, across communities (the worker's metrics). */
+  countDisabled(): Promise<number> {
+    return this.prisma.webhookEndpoint.count({ where: { disabledAt: { not: null } } });
+  }
+
   /** Disables the endpoint at once (the target answered 410 Gone). */
   async disable(communityId: string, endpointId: string): Promise<void> {
     await this.prisma.$executeRaw`

@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import type { Job, WorkerOptions } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveriesStore } from './delivery-attempts.store';
+import { DeliveryAttemptsStore } from './delivery-attempts.store';
 import { WebhookSender } from '../core/delivery/webhook-sender.service';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
@@ -34,7 +34,7 @@ export class DeliveryProcessor extends WorkerHost {
   private readonly scheduleMs: number[];
 
   constructor(
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveries: DeliveryAttemptsStore,
     @Inject(DELIVERY_SENDER) private readonly sender: WebhookSender,
     private readonly secrets: CachedLiveSecrets,
     private readonly health: EndpointHealth,
@@ -154,7 +154,7 @@ export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
 export const deliveryProcessorProvider = {
   provide: DeliveryProcessor,
   inject: [
-    DeliveriesStore,
+    DeliveryAttemptsStore,
     DELIVERY_SENDER,
     CachedLiveSecrets,
     EndpointHealth,
@@ -164,7 +164,7 @@ export const deliveryProcessorProvider = {
     AppConfig,
   ],
   useFactory: (
-    deliveries: DeliveriesStore,
+    deliveries: DeliveryAttemptsStore,
     sender: WebhookSender,
     secrets: CachedLiveSecrets,
     health: EndpointHealth,

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveriesStore } from './delivery-attempts.store';
+import { DeliveryAttemptsStore } from './delivery-attempts.store';
 import {
   EndpointState,
   LAST_SUCCESS_PRECISION_MS,
@@ -16,7 +16,7 @@ export class EndpointHealth {
 
   constructor(
     private readonly endpoints: WebhookEndpointsStore,
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveries: DeliveryAttemptsStore,
     private readonly config: AppConfig,
   ) {}
 
