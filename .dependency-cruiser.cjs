@@ -35,6 +35,29 @@ module.exports = {
     layer('infrastructure-below-common', INFRASTRUCTURE, ['common', 'modules', ...ENTRY_POINTS]),
     layer('common-below-modules', ['common'], ['modules', ...ENTRY_POINTS]),
     layer('modules-below-entry-points', ['modules'], ENTRY_POINTS),
+    // The webhooks folder holds two processes (src/modules/webhooks/worker/README.md): the API's
+    // files at its top, the worker's in worker/, and what both use in core/.
+    {
+      name: 'api-never-imports-the-worker',
+      severity: 'error',
+      comment: 'Only the worker process (src/worker*.ts) runs the relay, the processor and the sweep',
+      from: { path: '^src/', pathNot: ['^src/modules/webhooks/worker/', '^src/worker'] },
+      to: { path: '^src/modules/webhooks/worker/' },
+    },
+    {
+      name: 'worker-never-imports-the-api',
+      severity: 'error',
+      comment: 'What the worker shares with the API lives in webhooks/core/',
+      from: { path: '^src/modules/webhooks/worker/' },
+      to: { path: '^src/modules/webhooks/', pathNot: '^src/modules/webhooks/(worker|core)/' },
+    },
+    {
+      name: 'webhooks-core-serves-both',
+      severity: 'error',
+      comment: 'webhooks/core/ is used by the API and the worker, so it depends on neither',
+      from: { path: '^src/modules/webhooks/core/' },
+      to: { path: '^src/modules/webhooks/', pathNot: '^src/modules/webhooks/core/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -6,7 +6,7 @@ import { AuthModule } from '../modules/auth/auth.module';
 import { EventsModule } from '../modules/events/events.module';
 import { MembershipsModule } from '../modules/members/memberships.module';
 import { TenancyModule } from '../modules/tenancy/tenancy.module';
-import { WebhooksCoreModule } from '../modules/webhooks/webhooks-core.module';
+import { WebhooksCoreModule } from '../modules/webhooks/core/webhooks-core.module';
 import { PrismaModule } from '../prisma/prisma.module';
 
 /**

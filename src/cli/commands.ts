@@ -14,7 +14,7 @@ import {
   ReencryptedBatch,
   SecretsUnderKey,
   WebhookSecretsService,
-} from '../modules/webhooks/secrets/webhook-secrets.service';
+} from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { CliError } from './cli-context';
 

@@ -7,8 +7,8 @@ import { CredentialsService } from '../modules/auth/credentials.service';
 import { PasswordService } from '../modules/auth/password.service';
 import { SUBSCRIBABLE_EVENTS } from '../modules/events/event-catalog';
 import { MembershipsService } from '../modules/members/memberships.service';
-import { WebhookSecretsService } from '../modules/webhooks/secrets/webhook-secrets.service';
-import { WebhookEndpointsStore } from '../modules/webhooks/webhook-endpoints.store';
+import { WebhookSecretsService } from '../modules/webhooks/core/secrets/webhook-secrets.service';
+import { WebhookEndpointsStore } from '../modules/webhooks/core/webhook-endpoints.store';
 import { PrismaService } from '../prisma/prisma.service';
 import { CliError, createCliContext } from './cli-context';
 import {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { newMessageId } from '../../src/modules/events/event-body';
-import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
-import type { DeliveryJobData } from '../../src/modules/webhooks/worker/delivery-job';
-import { deliveryJobId } from '../../src/modules/webhooks/worker/delivery-job';
-import { DeliveryQueue } from '../../src/modules/webhooks/worker/delivery-queue.service';
+import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/worker/delivery-sweep.store';
+import type { DeliveryJobData } from '../../src/modules/webhooks/core/delivery-job';
+import { deliveryJobId } from '../../src/modules/webhooks/core/delivery-job';
+import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
+import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
@@ -316,7 +317,7 @@ describe('event body retention', () => {
       ],
     });
 
-    await new OutboxRetention(api.prisma, api.config).prune(7 * day, 30 * day);
+    await new OutboxRetention(new WorkerOutboxStore(api.prisma), api.config).prune(7 * day, 30 * day);
 
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
     expect(left.map((r) => r.messageId.split('_')[2]).sort()).toEqual(['pending-retry', 'recent-delivery']);

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import type { DeliveryStatus } from '../../src/generated/prisma/enums';
 import { newMessageId } from '../../src/modules/events/event-body';
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
+import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
@@ -28,13 +28,13 @@ describe('delivery log totals', () => {
   let api: TestApp;
   let worker: TestWorker;
   let receiver: Receiver;
-  let store: DeliveriesStore;
+  let store: DeliveryAttemptsStore;
 
   beforeAll(async () => {
     api = await createTestApp(DELIVERY_TEST_ENV);
     worker = await startTestWorker();
     receiver = await startReceiver();
-    store = worker.context.get(DeliveriesStore);
+    store = worker.context.get(DeliveryAttemptsStore);
   });
 
   afterAll(async () => {

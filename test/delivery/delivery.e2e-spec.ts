@@ -3,8 +3,8 @@ import { syntheticData } from '../utils/synthetic-event';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
-import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
-import { WebhookEndpointsStore } from '../../src/modules/webhooks/webhook-endpoints.store';
+import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
+import { WebhookEndpointsStore } from '../../src/modules/webhooks/core/webhook-endpoints.store';
 import { EndpointHealth } from '../../src/modules/webhooks/worker/endpoint-health.service';
 import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
 import { createTestApp, TestApp } from '../utils/app';
@@ -304,7 +304,7 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
     }).config;
     const health = new EndpointHealth(
       new WebhookEndpointsStore(api.prisma),
-      new DeliveriesStore(api.prisma),
+      new DeliveryAttemptsStore(api.prisma),
       config,
     );
     const community = await createCommunity(api.app);

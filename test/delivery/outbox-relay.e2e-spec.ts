@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
-import { DeliveriesStore, RelayLimits } from '../../src/modules/webhooks/deliveries.store';
+import { RelayLimits, WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
 import type { PrismaService } from '../../src/prisma/prisma.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
 
 /**
- * The relay's one statement (DeliveriesStore.relayOutboxBatch), called directly on a database of this
+ * The relay's one statement (WorkerOutboxStore.relayOutboxBatch), called directly on a database of this
  * file's own: it takes any unrelayed row, so no other file's worker may share the outbox.
  */
 describe('outbox relay statement', () => {
   let db: IsolatedDatabase;
   let api: TestApp;
-  let store: DeliveriesStore;
+  let store: WorkerOutboxStore;
   const WIDE: RelayLimits = { rows: 200, attempts: 5_000 };
 
   beforeAll(async () => {
     db = await createIsolatedDatabase('relay');
     api = await createTestApp({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: db.redisKeyPrefix });
-    store = new DeliveriesStore(api.prisma);
+    store = new WorkerOutboxStore(api.prisma);
   }, 60_000);
 
   afterAll(async () => {
@@ -111,7 +111,7 @@ describe('outbox relay statement', () => {
     // one connection, so the statement after the relay runs where the relay ran
     const pool = new Pool({ connectionString: db.url, max: 1 });
     try {
-      const oneConnection = new DeliveriesStore({
+      const oneConnection = new WorkerOutboxStore({
         pool,
         statementName: (name: string) => name,
       } as unknown as PrismaService);

@@ -1,4 +1,5 @@
 import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
+import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity } from '../utils/factories';
 import { DELIVERY_TEST_ENV } from '../utils/worker';
@@ -29,7 +30,7 @@ describe('outbox retention', () => {
     });
     // (a concurrently running worker may relay 'stuck' meanwhile: relayed just now, it is kept too)
 
-    await new OutboxRetention(api.prisma, api.config).prune(7 * day);
+    await new OutboxRetention(new WorkerOutboxStore(api.prisma), api.config).prune(7 * day);
 
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
     expect(left.map((r) => r.messageId.split('_')[2]).sort()).toEqual(['recent', 'stuck']);

@@ -1,6 +1,6 @@
-import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
-import type { WebhookSender } from '../../src/modules/webhooks/delivery/webhook-sender.service';
-import { WebhookSecretsService } from '../../src/modules/webhooks/secrets/webhook-secrets.service';
+import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
+import type { WebhookSender } from '../../src/modules/webhooks/core/delivery/webhook-sender.service';
+import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
 import { DELIVERY_SENDER } from '../../src/modules/webhooks/worker/cached-live-secrets';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
@@ -132,7 +132,7 @@ describe('secret rotation as the receiver sees it, on two workers', () => {
     const { version } = await api.app.get(WebhookSecretsService).readLive(community.id, endpointId);
     expect(version).toEqual(expect.any(Number));
 
-    const deliveries = workers[0].context.get(DeliveriesStore);
+    const deliveries = workers[0].context.get(DeliveryAttemptsStore);
     const key = { communityId: community.id, endpointId, eventType: 'tweet.created', attempt: 1 };
     // a row that is there (the shared batch claim) and one that is not (the single claim inserts it)
     const waiting = { ...key, messageId: unique('msg_waiting') };

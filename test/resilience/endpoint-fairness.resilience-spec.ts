@@ -1,5 +1,5 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { DeliveryQueue } from '../../src/modules/webhooks/worker/delivery-queue.service';
+import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';

@@ -1,5 +1,5 @@
 import Redis from 'ioredis';
-import { DELIVERY_QUEUE } from '../../src/modules/webhooks/worker/delivery-job';
+import { DELIVERY_QUEUE } from '../../src/modules/webhooks/core/delivery-job';
 import { InvalidationBus } from '../../src/redis/invalidation-bus';
 import { createTestApp, TestApp } from '../utils/app';
 import { keyCachedOnBRevokedOnA, memberWithToken } from '../utils/factories';

@@ -1,5 +1,5 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
+import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/worker/delivery-sweep.store';
 import { syntheticData } from '../utils/synthetic-event';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';

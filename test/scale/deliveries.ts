@@ -1,4 +1,4 @@
-import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
+import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/worker/delivery-sweep.store';
 import type { PrismaService } from '../../src/prisma/prisma.service';
 import type { Receiver, ReceivedWebhook } from '../utils/webhook-receiver';
 import { waitFor } from '../utils/worker';

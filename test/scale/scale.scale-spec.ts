@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { Client } from 'pg';
-import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/deliveries.store';
+import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/worker/delivery-sweep.store';
 import { raiseBurst } from '../resilience/delivery-helpers';
 import { PgBouncer, sparePort, startPgbouncer } from '../resilience/processes';
 import { createTestApp, TestApp } from '../utils/app';

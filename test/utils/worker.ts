@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';
-import { WebhookSecretsService } from '../../src/modules/webhooks/secrets/webhook-secrets.service';
+import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
 import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from '../../src/worker.module';
 

@@ -1,6 +1,6 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { DeliveriesStore } from '../../src/modules/webhooks/deliveries.store';
+import { RequestedAttemptsStore } from '../../src/modules/webhooks/requested-attempts.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique, announceCommunityChange } from '../utils/factories';
 import { call } from '../utils/http';
@@ -345,7 +345,7 @@ describe('webhook resend and recover', () => {
         body: { isActive: false },
       });
       const messageIds = await failedEvents(s, 5);
-      const store = api.app.get(DeliveriesStore);
+      const store = api.app.get(RequestedAttemptsStore);
       const window = { since: new Date(Date.now() - HOUR_MS), until: new Date(Date.now() + HOUR_MS) };
       expect(await store.countRecoverable(s.community.id, s.endpointId, window)).toBe(5);
       const pages: string[][] = [];

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import { WebhookSecretsService } from '../../src/modules/webhooks/secrets/webhook-secrets.service';
+import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { memberWithToken } from '../utils/factories';

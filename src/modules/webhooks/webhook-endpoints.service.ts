@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
-import { DeliveriesStore } from './deliveries.store';
-import { WebhookEndpointsStore } from './webhook-endpoints.store';
-import { WEBHOOK_DNS_LOOKUP } from './delivery/webhook-sender.service';
-import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './delivery/url-safety';
-import { WebhookSecretsService } from './secrets/webhook-secrets.service';
+import { WebhookEndpointsStore } from './core/webhook-endpoints.store';
+import { DeliveryLogStore } from './delivery-log.store';
+import { WEBHOOK_DNS_LOOKUP } from './core/delivery/webhook-sender.service';
+import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './core/delivery/url-safety';
+import { WebhookSecretsService } from './core/secrets/webhook-secrets.service';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
 import type {
   CreatedWebhookDto,
@@ -21,7 +21,7 @@ export class WebhookEndpointsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly store: WebhookEndpointsStore,
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveryLog: DeliveryLogStore,
     private readonly config: AppConfig,
     private readonly secrets: WebhookSecretsService,
     @Inject(WEBHOOK_DNS_LOOKUP) private readonly lookup: ResolveAll,
@@ -30,7 +30,7 @@ export class WebhookEndpointsService {
   async list(communityId: string): Promise<{ items: WebhookListItemDto[] }> {
     const [endpoints, outcomes] = await Promise.all([
       this.store.list(communityId),
-      this.deliveries.lastDayOutcomes(communityId),
+      this.deliveryLog.lastDayOutcomes(communityId),
     ]);
     return {
       items: endpoints.map((endpoint) => {

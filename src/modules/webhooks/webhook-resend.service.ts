@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
-import { DeliveriesStore, ResentAttempt } from './deliveries.store';
-import type { DeliveryView } from './delivery/delivery-log.service';
+import type { DeliveryView } from './delivery-log.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { DeliveryQueue } from './worker/delivery-queue.service';
+import { DeliveryQueue } from './core/delivery-queue.service';
+import { RequestedAttemptsStore, ResentAttempt } from './requested-attempts.store';
 
 /** Recover looks back at most this far in one call (docs/product-decisions.md#5-webhooks, "Recover"). */
 export const RECOVER_MAX_WINDOW_DAYS = 14;
@@ -31,7 +31,7 @@ export class WebhookResendService {
   private readonly logger = new Logger(WebhookResendService.name);
 
   constructor(
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveries: RequestedAttemptsStore,
     private readonly endpoints: WebhookEndpointsService,
     private readonly queue: DeliveryQueue,
     private readonly config: AppConfig,

@@ -3,8 +3,9 @@ import { AppError } from '../../common/errors/app-error';
 import { buildEventBody } from '../events/event-body';
 import { TEST_EVENT } from '../events/event-catalog';
 import { currentRequestId } from '../../logging/request-id';
-import { DeliveriesStore, DeliveryView } from './deliveries.store';
-import { WebhookSender } from './delivery/webhook-sender.service';
+import { WebhookSender } from './core/delivery/webhook-sender.service';
+import type { DeliveryView } from './delivery-log.store';
+import { RequestedAttemptsStore } from './requested-attempts.store';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
 /**
@@ -17,7 +18,7 @@ export class WebhookTestService {
   constructor(
     private readonly endpoints: WebhookEndpointsService,
     private readonly sender: WebhookSender,
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveries: RequestedAttemptsStore,
   ) {}
 
   async sendTest(communityId: string, endpointId: string): Promise<DeliveryView> {

@@ -10,7 +10,7 @@ import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { Errors } from '../../common/errors/app-error';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { TenantContext } from '../../common/http/request-context';
-import { DeliveryLogService } from './delivery/delivery-log.service';
+import { DeliveryLogService } from './delivery-log.service';
 import {
   CommunityParamsDto,
   CreateWebhookDto,

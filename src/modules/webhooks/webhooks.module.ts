@@ -1,38 +1,39 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { AppConfig } from '../../config/app-config';
 import { AuthModule } from '../auth/auth.module';
+import { DeliveryQueueModule } from './core/delivery-queue.module';
+import { WebhooksCoreModule } from './core/webhooks-core.module';
+import { DeliveryLogService } from './delivery-log.service';
+import { DeliveryLogStore } from './delivery-log.store';
 import { EventTypesController } from './event-types.controller';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhookResendService } from './webhook-resend.service';
-import { WebhookTestService } from './webhook-test.service';
-import { DELIVERY_QUEUE } from './worker/delivery-job';
-import { DeliveryQueue, deliveryQueueOptions } from './worker/delivery-queue.service';
 import { PortalLinksController, PortalSessionsController } from './portal/portal-links.controller';
 import { PortalLinksService } from './portal/portal-links.service';
 import { PortalLinksStore } from './portal/portal-links.store';
+import { RequestedAttemptsStore } from './requested-attempts.store';
+import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookResendService } from './webhook-resend.service';
+import { WebhookTestService } from './webhook-test.service';
 import { WebhooksController } from './webhooks.controller';
-import { WebhooksCoreModule } from './webhooks-core.module';
 
-/** The webhook management API; delivery itself is the worker's (it imports WebhooksCoreModule too). */
+/**
+ * The webhook management API: endpoints, the delivery log, resend and recover, the test route, the
+ * portal. Delivery itself is the worker's (worker/, which the API never imports); both use core/.
+ */
 @Module({
   imports: [
     WebhooksCoreModule,
     // the portal's sessions are tokens of the auth module
     AuthModule,
     // the producer side only (resend and recover enqueue); the API registers no processor
-    BullModule.registerQueueAsync({
-      name: DELIVERY_QUEUE,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => deliveryQueueOptions(config),
-    }),
+    DeliveryQueueModule,
   ],
   controllers: [WebhooksController, EventTypesController, PortalLinksController, PortalSessionsController],
   providers: [
     WebhookEndpointsService,
     WebhookTestService,
     WebhookResendService,
-    DeliveryQueue,
+    DeliveryLogService,
+    DeliveryLogStore,
+    RequestedAttemptsStore,
     PortalLinksService,
     PortalLinksStore,
   ],

@@ -1,4 +1,4 @@
-import type { LiveSecrets } from '../secrets/webhook-secrets.service';
+import type { LiveSecrets } from '../core/secrets/webhook-secrets.service';
 import { CachedLiveSecrets } from './cached-live-secrets';
 
 describe('CachedLiveSecrets', () => {

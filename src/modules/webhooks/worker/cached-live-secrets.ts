@@ -1,5 +1,5 @@
-import type { LiveSecretsSource } from '../delivery/webhook-sender.service';
-import type { LiveSecrets, WebhookSecretsService } from '../secrets/webhook-secrets.service';
+import type { LiveSecretsSource } from '../core/delivery/webhook-sender.service';
+import type { LiveSecrets, WebhookSecretsService } from '../core/secrets/webhook-secrets.service';
 
 /** How long the worker signs with the secrets it read, unless the claim says they changed. */
 export const LIVE_SECRETS_TTL_MS = 1_000;

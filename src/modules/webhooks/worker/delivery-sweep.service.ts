@@ -2,17 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { PrismaService } from '../../../prisma/prisma.service';
 import { TEST_EVENT } from '../../events/event-catalog';
-import {
-  AbandonedAttempt,
-  DeliveriesStore,
-  DueAttempt,
-  NextAttempt,
-  OUTCOME_UNKNOWN,
-} from '../deliveries.store';
-import type { DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+import { AbandonedAttempt, DeliverySweepStore, DueAttempt, OUTCOME_UNKNOWN } from './delivery-sweep.store';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 import { EndpointHealth } from './endpoint-health.service';
-import { nextRetry } from './retry-policy';
+import { NextAttempt, nextRetry } from './retry-policy';
 
 /**
  * A claim older than WEBHOOK_TIMEOUT plus this belongs to a worker that stopped: a live worker
@@ -55,7 +49,7 @@ export class DeliverySweep {
 
   constructor(
     private readonly prisma: PrismaService,
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveries: DeliverySweepStore,
     private readonly health: EndpointHealth,
     private readonly queue: DeliveryQueue,
     private readonly config: AppConfig,

@@ -1,14 +1,14 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../delivery/webhook-sender.service';
-import type { ResolveAll } from '../delivery/url-safety';
-import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
-import { WebhooksCoreModule } from '../webhooks-core.module';
+import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../core/delivery/webhook-sender.service';
+import type { ResolveAll } from '../core/delivery/url-safety';
+import { WebhookSecretsService } from '../core/secrets/webhook-secrets.service';
+import { WebhooksCoreModule } from '../core/webhooks-core.module';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
-import { DELIVERY_QUEUE } from './delivery-job';
-import { DeliveryQueue, deliveryQueueOptions } from './delivery-queue.service';
+import { DeliveryQueueModule } from '../core/delivery-queue.module';
+import { DeliveryAttemptsStore } from './delivery-attempts.store';
 import { DeliverySweep } from './delivery-sweep.service';
+import { DeliverySweepStore } from './delivery-sweep.store';
 import { DeliveryWorker } from './delivery-worker.service';
 import { deliveryProcessorProvider } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
@@ -16,19 +16,13 @@ import { EndpointSlots } from './endpoint-slots';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxWakeups } from './outbox-wakeups';
 import { OutboxRetention } from './outbox-retention.service';
+import { WorkerOutboxStore } from './outbox.store';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
 
 /** The outbox relay, the delivery processor and the sweep. Imported by WorkerModule only, never by the API. */
 @Module({
-  imports: [
-    WebhooksCoreModule,
-    BullModule.registerQueueAsync({
-      name: DELIVERY_QUEUE,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) => deliveryQueueOptions(config),
-    }),
-  ],
+  imports: [WebhooksCoreModule, DeliveryQueueModule],
   providers: [
     // each endpoint's secrets read at most once a second, and again when a claim finds them changed
     {
@@ -43,7 +37,9 @@ import { WorkerRuntime } from './worker-runtime.service';
       useFactory: (secrets: CachedLiveSecrets, config: AppConfig, resolve: ResolveAll) =>
         new WebhookSender(secrets, config, resolve),
     },
-    DeliveryQueue,
+    DeliveryAttemptsStore,
+    DeliverySweepStore,
+    WorkerOutboxStore,
     OutboxRelay,
     OutboxWakeups,
     OutboxRetention,

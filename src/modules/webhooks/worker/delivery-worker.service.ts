@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { Worker } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
 import { DeliveryProcessor } from './delivery.processor';
-import { closeConnection } from './redis-connections';
+import { closeConnection } from '../core/redis-connections';
 
 /**
  * Runs and stops the BullMQ worker that @nestjs/bullmq built for DeliveryProcessor

@@ -2,15 +2,15 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import type { Job, WorkerOptions } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveriesStore } from '../deliveries.store';
-import { WebhookSender } from '../delivery/webhook-sender.service';
-import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveryAttemptsStore } from './delivery-attempts.store';
+import { WebhookSender } from '../core/delivery/webhook-sender.service';
+import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
 import { EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
 import { queuePrefix } from '../../../redis/redis-client';
-import { workerConnection } from './redis-connections';
+import { workerConnection } from '../core/redis-connections';
 import { nextRetry } from './retry-policy';
 import { WorkerMetrics } from './worker-metrics';
 
@@ -34,7 +34,7 @@ export class DeliveryProcessor extends WorkerHost {
   private readonly scheduleMs: number[];
 
   constructor(
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveries: DeliveryAttemptsStore,
     @Inject(DELIVERY_SENDER) private readonly sender: WebhookSender,
     private readonly secrets: CachedLiveSecrets,
     private readonly health: EndpointHealth,
@@ -154,7 +154,7 @@ export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
 export const deliveryProcessorProvider = {
   provide: DeliveryProcessor,
   inject: [
-    DeliveriesStore,
+    DeliveryAttemptsStore,
     DELIVERY_SENDER,
     CachedLiveSecrets,
     EndpointHealth,
@@ -164,7 +164,7 @@ export const deliveryProcessorProvider = {
     AppConfig,
   ],
   useFactory: (
-    deliveries: DeliveriesStore,
+    deliveries: DeliveryAttemptsStore,
     sender: WebhookSender,
     secrets: CachedLiveSecrets,
     health: EndpointHealth,

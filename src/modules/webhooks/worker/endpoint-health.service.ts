@@ -1,9 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveriesStore } from '../deliveries.store';
-import { EndpointState, LAST_SUCCESS_PRECISION_MS, WebhookEndpointsStore } from '../webhook-endpoints.store';
+import { DeliveryAttemptsStore } from './delivery-attempts.store';
+import {
+  EndpointState,
+  LAST_SUCCESS_PRECISION_MS,
+  WebhookEndpointsStore,
+} from '../core/webhook-endpoints.store';
 
-export type { EndpointState } from '../webhook-endpoints.store';
+export type { EndpointState } from '../core/webhook-endpoints.store';
 
 /** The failure counter and auto-disable (docs/product-decisions.md#5-webhooks, "Auto-disable"), applied after each attempt. */
 @Injectable()
@@ -12,7 +16,7 @@ export class EndpointHealth {
 
   constructor(
     private readonly endpoints: WebhookEndpointsStore,
-    private readonly deliveries: DeliveriesStore,
+    private readonly deliveries: DeliveryAttemptsStore,
     private readonly config: AppConfig,
   ) {}
 

@@ -3,8 +3,8 @@ import { DelayedError, Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../../config/app-config';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../../../redis/redis-client';
-import type { DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 
 /**
  * A lease outlives the longest send (WEBHOOK_TIMEOUT) by this much, to cover the database work

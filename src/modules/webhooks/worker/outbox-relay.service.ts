@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveriesStore, RelayedEvent } from '../deliveries.store';
-import type { DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 import { OutboxWakeups } from './outbox-wakeups';
+import { RelayedEvent, WorkerOutboxStore } from './outbox.store';
 
 /** Outbox rows locked per transaction. */
 export const RELAY_BATCH_SIZE = 200;
@@ -16,7 +16,7 @@ const MAX_ERROR_DELAY_MS = 2_000;
 
 /**
  * Fans committed outbox events out to their deliveries. In one statement
- * (DeliveriesStore.relayOutboxBatch) it locks outbox rows (FOR UPDATE SKIP LOCKED: several workers
+ * (WorkerOutboxStore.relayOutboxBatch) it locks outbox rows (FOR UPDATE SKIP LOCKED: several workers
  * never take the same row), writes attempt 1 of every (event, subscribed endpoint) pair as a PENDING
  * row due now, and marks the outbox rows relayed: from that commit on, PostgreSQL holds each
  * delivery's state. Only then are the queue jobs added, as a
@@ -33,7 +33,7 @@ export class OutboxRelay {
   private committedMeanwhile = false;
 
   constructor(
-    private readonly deliveries: DeliveriesStore,
+    private readonly outbox: WorkerOutboxStore,
     private readonly queue: DeliveryQueue,
     private readonly wakeups: OutboxWakeups,
     private readonly config: AppConfig,
@@ -88,7 +88,7 @@ export class OutboxRelay {
 
   /** Relays one batch; returns how many outbox rows it marked relayed. */
   async relayBatch(): Promise<number> {
-    const events = await this.deliveries.relayOutboxBatch({
+    const events = await this.outbox.relayOutboxBatch({
       rows: RELAY_BATCH_SIZE,
       attempts: RELAY_MAX_JOBS_PER_BATCH,
     });

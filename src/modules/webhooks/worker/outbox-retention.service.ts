@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
-import { PrismaService } from '../../../prisma/prisma.service';
+import { WorkerOutboxStore } from './outbox.store';
 
 /** Relayed outbox rows are kept at least this long (for inspection), then deleted once no delivery needs them. */
 export const OUTBOX_RETENTION_DAYS = 7;
@@ -22,7 +22,7 @@ export class OutboxRetention {
   private running?: Promise<number>;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly outbox: WorkerOutboxStore,
     private readonly config: AppConfig,
   ) {}
 
@@ -46,21 +46,12 @@ export class OutboxRetention {
     let after = 0n;
     for (;;) {
       // a chunk of candidates in id order, then those without a delivery that still needs the body
-      const [chunk] = await this.prisma.$queryRaw<{ seen: number; deleted: number; last: bigint | null }[]>`
-        WITH candidates AS (
-          SELECT id, message_id FROM outbox_events
-          WHERE id > ${after} AND relayed_at < now() - ${relayedRetentionMs} * interval '1 millisecond'
-          ORDER BY id LIMIT ${PRUNE_CHUNK}
-        ), gone AS (
-          DELETE FROM outbox_events o USING candidates c
-          WHERE o.id = c.id AND NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries d
-            WHERE d.message_id = c.message_id
-              AND (d.status = 'PENDING' OR d.created_at > now() - ${messageRetentionMs} * interval '1 millisecond'))
-          RETURNING o.id
-        )
-        SELECT (SELECT count(*)::int FROM candidates) AS seen, (SELECT count(*)::int FROM gone) AS deleted,
-               (SELECT max(id) FROM candidates) AS last`;
+      const chunk = await this.outbox.pruneRelayed(
+        after,
+        PRUNE_CHUNK,
+        relayedRetentionMs,
+        messageRetentionMs,
+      );
       deleted += chunk.deleted;
       if (chunk.seen < PRUNE_CHUNK || chunk.last === null) return deleted;
       after = chunk.last;

@@ -1,7 +1,8 @@
 /** ±20% (docs/product-decisions.md#5-webhooks, "Delivery"), so endpoints that failed together do not retry in lock-step. */
 export const RETRY_JITTER = 0.2;
 
-export interface RetryDecision {
+/** The attempt to schedule after a failure: its number and its delay. */
+export interface NextAttempt {
   /** the attempt number of the retry */
   attempt: number;
   delayMs: number;
@@ -17,7 +18,7 @@ export function nextRetry(
   attempt: number,
   retryAfterMs: number | null | undefined,
   random: () => number = Math.random,
-): RetryDecision | null {
+): NextAttempt | null {
   const scheduled = scheduleMs[attempt - 1];
   if (scheduled === undefined) return null;
   const jittered = Math.round(scheduled * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random()));

@@ -4,9 +4,12 @@ import { AppConfig } from '../../../config/app-config';
 import { MetricsRegistry } from '../../../metrics/metrics-registry';
 import { MetricsServer } from '../../../metrics/metrics-server';
 import { PrismaService } from '../../../prisma/prisma.service';
-import type { SendResult } from '../delivery/webhook-sender.service';
-import type { DeliveryJobData } from './delivery-job';
-import { DeliveryQueue } from './delivery-queue.service';
+import { WebhookEndpointsStore } from '../core/webhook-endpoints.store';
+import type { SendResult } from '../core/delivery/webhook-sender.service';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DeliveryQueue } from '../core/delivery-queue.service';
+import { DeliverySweepStore } from './delivery-sweep.store';
+import { WorkerOutboxStore } from './outbox.store';
 
 /** How a delivery attempt ended: a short fixed list, so the label stays bounded. */
 export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'gone';
@@ -39,6 +42,9 @@ export class WorkerMetrics {
     server: MetricsServer,
     private readonly prisma: PrismaService,
     private readonly queue: DeliveryQueue,
+    outbox: WorkerOutboxStore,
+    sweep: DeliverySweepStore,
+    endpoints: WebhookEndpointsStore,
     config: AppConfig,
   ) {
     const registers = [registry];
@@ -97,36 +103,20 @@ export class WorkerMetrics {
       'outbox_lag_seconds',
       'Age of the oldest outbox event not yet relayed to the queue (0 when none)',
       [{}],
-      async (gauge) => {
-        // the partial index on id WHERE relayed_at IS NULL finds the oldest row at once
-        const [row] = await this.prisma.$queryRaw<{ lag: number }[]>`
-          SELECT COALESCE((SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM outbox_events
-                           WHERE relayed_at IS NULL ORDER BY id LIMIT 1), 0) AS lag`;
-        gauge.set(Math.max(0, row.lag));
-      },
+      async (gauge) => gauge.set(await outbox.relayLagSeconds()),
     );
     const overdueGraceMs = Math.max(OVERDUE_GRACE_MS, 2 * config.webhookTimeoutMs);
     scraped(
       'webhook_deliveries_overdue',
       `PENDING deliveries due more than ${overdueGraceMs / 1000}s ago: lost from the queue (the sweep re-enqueues them) or a queue backlog`,
       [{}],
-      async (gauge) => {
-        const [row] = await this.prisma.$queryRaw<{ count: number }[]>`
-          SELECT count(*)::int AS count FROM webhook_deliveries
-          WHERE status = 'PENDING'
-            AND COALESCE(next_attempt_at, created_at) < now() - make_interval(secs => ${overdueGraceMs / 1000})`;
-        gauge.set(row.count);
-      },
+      async (gauge) => gauge.set(await sweep.countOverdue(overdueGraceMs)),
     );
     scraped(
       'webhook_endpoints_disabled',
       'Webhook endpoints disabled (410 Gone or failing too long), waiting for their owner to re-enable them',
       [{}],
-      async (gauge) => {
-        const [row] = await this.prisma.$queryRaw<{ count: number }[]>`
-          SELECT count(*)::int AS count FROM webhook_endpoints WHERE disabled_at IS NOT NULL`;
-        gauge.set(row.count);
-      },
+      async (gauge) => gauge.set(await endpoints.countDisabled()),
     );
 
     server.addReadinessCheck('database', () => this.prisma.$queryRaw`SELECT 1`);

@@ -1,5 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { DeliveryQueue } from './delivery-queue.service';
+import { DeliveryQueue } from '../core/delivery-queue.service';
 import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
 import { OutboxRelay } from './outbox-relay.service';

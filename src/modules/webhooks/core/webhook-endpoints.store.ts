@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService, Tx } from '../../prisma/prisma.service';
+import { PrismaService, Tx } from '../../../prisma/prisma.service';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
 export interface EndpointState {
@@ -131,6 +131,11 @@ export class WebhookEndpointsStore {
         AND failing_since <= now() - ${afterMs} * interval '1 millisecond'
       RETURNING consecutive_failures`;
     return disabled[0]?.consecutive_failures ?? null;
+  }
+
+  /** How many endpoints are disabled, across communities (the worker's metrics). */
+  countDisabled(): Promise<number> {
+    return this.prisma.webhookEndpoint.count({ where: { disabledAt: { not: null } } });
   }
 
   /** Disables the endpoint at once (the target answered 410 Gone). */

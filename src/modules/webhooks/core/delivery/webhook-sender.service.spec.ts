@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { Webhook } from 'standardwebhooks';
-import { RawAnswer, startReceiver } from '../../../../test/utils/webhook-receiver';
-import { loadConfig } from '../../../config/app-config';
+import { RawAnswer, startReceiver } from '../../../../../test/utils/webhook-receiver';
+import { loadConfig } from '../../../../config/app-config';
 import { generateWebhookSecret } from '../secrets/webhook-secrets.service';
 import { createDeliveryAgent } from './delivery-agent';
 import { signV1 } from './sign';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { Errors } from '../../../common/errors/app-error';
-import { AppConfig } from '../../../config/app-config';
-import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import { Errors } from '../../../../common/errors/app-error';
+import { AppConfig } from '../../../../config/app-config';
+import { PrismaService, Tx } from '../../../../prisma/prisma.service';
 import { SECRET_PREFIX } from '../delivery/sign';
 import { SecretKeyRing } from './secret-cipher';
 
@@ -25,7 +25,7 @@ export interface ReencryptedBatch {
  * the newest secret: every rotation adds a secret strictly newer than all before it (the endpoint
  * row is locked while it does), so the set of live secrets changes only when the version grows or
  * a secret reaches its expiry (`validUntil`, the earliest expiry among them, epoch ms). The delivery
- * claim reads the same version (DeliveriesStore), which is how the worker knows its copy is current.
+ * claim reads the same version (DeliveryAttemptsStore), which is how the worker knows its copy is current.
  */
 export interface LiveSecrets {
   secrets: string[];

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Agent, Dispatcher } from 'undici';
 import { request } from 'undici';
-import { AppConfig } from '../../../config/app-config';
+import { AppConfig } from '../../../../config/app-config';
 import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { createDeliveryAgent } from './delivery-agent';
 import { WEBHOOK_USER_AGENT } from './service-version';

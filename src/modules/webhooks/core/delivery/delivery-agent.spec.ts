@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { request } from 'undici';
-import { loadConfig } from '../../../config/app-config';
+import { loadConfig } from '../../../../config/app-config';
 import { generateWebhookSecret } from '../secrets/webhook-secrets.service';
 import { createDeliveryAgent, guardedLookup } from './delivery-agent';
 import type { ResolveAll } from './url-safety';

@@ -1,32 +1,22 @@
 import { Module } from '@nestjs/common';
-import { DeliveriesStore } from './deliveries.store';
 import { defaultResolveAll } from './delivery/delivery-agent';
-import { DeliveryLogService } from './delivery/delivery-log.service';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
 import { WebhookEndpointsStore } from './webhook-endpoints.store';
 
 /**
- * The delivery pieces shared by the API (test route, secret management) and the worker: the two
- * table stores, secrets, the signed sender and the delivery log. PrismaService and AppConfig come
- * from global modules.
+ * The webhook pieces the API, the worker and the CLI share: the endpoints' store, the signing
+ * secrets and the signed sender (the API's test route sends too). The stores of the delivery log
+ * belong to each process (the API's beside its services, the worker's in worker/). PrismaService
+ * and AppConfig come from global modules.
  */
 @Module({
   providers: [
     WebhookEndpointsStore,
-    DeliveriesStore,
     WebhookSecretsService,
     WebhookSender,
-    DeliveryLogService,
     { provide: WEBHOOK_DNS_LOOKUP, useValue: defaultResolveAll },
   ],
-  exports: [
-    WebhookEndpointsStore,
-    DeliveriesStore,
-    WebhookSecretsService,
-    WebhookSender,
-    DeliveryLogService,
-    WEBHOOK_DNS_LOOKUP,
-  ],
+  exports: [WebhookEndpointsStore, WebhookSecretsService, WebhookSender, WEBHOOK_DNS_LOOKUP],
 })
 export class WebhooksCoreModule {}

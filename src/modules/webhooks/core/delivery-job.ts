@@ -4,13 +4,17 @@ import type { EventBody } from '../../events/event-body';
 /** One BullMQ queue carries every webhook delivery attempt (first sends and retries). */
 export const DELIVERY_QUEUE = 'webhook-deliveries';
 
-/** What one delivery attempt needs; the event body travels with it, so a send reads no outbox row. */
-export interface DeliveryJobData {
+/** The (event, endpoint) pair an attempt belongs to, and its number: the key of its row. */
+export interface AttemptKey {
   communityId: string;
   endpointId: string;
   messageId: string;
   eventType: string;
   attempt: number;
+}
+
+/** What one delivery attempt needs; the event body travels with it, so a send reads no outbox row. */
+export interface DeliveryJobData extends AttemptKey {
   outboxId: string;
   payload: EventBody;
 }

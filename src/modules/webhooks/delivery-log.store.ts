@@ -1,0 +1,218 @@
+import { Injectable } from '@nestjs/common';
+import type { DeliveryStatus } from '../../generated/prisma/enums';
+import { ISO } from '../../prisma/iso-text';
+import { PrismaService } from '../../prisma/prisma.service';
+import type { EventBody } from '../events/event-body';
+
+/**
+ * A delivery attempt as the API shows it (docs/product-decisions.md#7-resources), with the event body that
+ * was sent.
+ */
+export interface DeliveryView {
+  id: string;
+  endpointId: string;
+  messageId: string;
+  eventType: string;
+  attempt: number;
+  status: DeliveryStatus;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number | null;
+  error: string | null;
+  /** a Date from Prisma, its ISO text from the page statement: the same in JSON */
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  nextAttemptAt: Date | string | null;
+  /** the API request that raised the event */
+  requestId: string | null;
+  /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) */
+  payload: EventBody | null;
+}
+
+/** An attempt row as a statement that returns DELIVERY_COLUMNS reads it. */
+export interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  attempt: number;
+  status: DeliveryStatus;
+  response_status: number | null;
+  response_body: string | null;
+  duration_ms: number | null;
+  error: string | null;
+  created_at: Date;
+  updated_at: Date;
+  next_attempt_at: Date | null;
+  request_id: string | null;
+}
+
+/** The columns of a DeliveryRow, for a statement's SELECT or RETURNING list. */
+export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, attempt, status, response_status, response_body,
+  duration_ms, error, created_at, updated_at, next_attempt_at, request_id`;
+
+/** An attempt row as the API shows it, with the event body it sent (or sends). */
+export function toDeliveryView(row: DeliveryRow, payload: EventBody | null): DeliveryView {
+  return {
+    id: row.id,
+    endpointId: row.endpoint_id,
+    messageId: row.message_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+    status: row.status,
+    responseStatus: row.response_status,
+    responseBody: row.response_body,
+    durationMs: row.duration_ms,
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    nextAttemptAt: row.next_attempt_at,
+    requestId: row.request_id,
+    payload,
+  };
+}
+
+/**
+ * A row of the delivery log's page statement, as an array (pg's rowMode 'array': no object built per
+ * row by field name): an attempt (all null past the end), then the total and whether the endpoint
+ * exists. The endpoint's id is the caller's, not read back.
+ */
+type DeliveryPageRow = [
+  id: string | null,
+  messageId: string | null,
+  eventType: string | null,
+  attempt: number | null,
+  status: DeliveryStatus | null,
+  responseStatus: number | null,
+  responseBody: string | null,
+  durationMs: number | null,
+  error: string | null,
+  createdAt: string | null,
+  updatedAt: string | null,
+  nextAttemptAt: string | null,
+  requestId: string | null,
+  payload: EventBody | null,
+  total: string,
+  endpointFound: boolean,
+];
+
+/**
+ * One attempt of the delivery log's page row, field by field: the hot read's own mapper (of an
+ * array row, where toDeliveryView maps an object row; a rest spread was a visible part of the route's CPU).
+ */
+function deliveryView(row: DeliveryPageRow, endpointId: string): DeliveryView {
+  return {
+    id: row[0]!,
+    endpointId,
+    messageId: row[1]!,
+    eventType: row[2]!,
+    attempt: row[3]!,
+    status: row[4]!,
+    responseStatus: row[5],
+    responseBody: row[6],
+    durationMs: row[7],
+    error: row[8],
+    createdAt: row[9]!,
+    updatedAt: row[10]!,
+    nextAttemptAt: row[11],
+    requestId: row[12],
+    payload: row[13],
+  };
+}
+
+export interface DeliveryPageQuery {
+  limit: number;
+  offset: number;
+  status?: DeliveryStatus;
+}
+
+export interface DeliveryPage {
+  items: DeliveryView[];
+  limit: number;
+  offset: number;
+  total: number;
+  hasMore: boolean;
+}
+
+/**
+ * The delivery log's reads of `webhook_deliveries` (the API's paged log and the endpoints' last-day
+ * outcomes). One of the stores of the table (src/modules/webhooks/worker/README.md, "State"); no
+ * other code touches it.
+ */
+@Injectable()
+export class DeliveryLogStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * A page of an endpoint's attempts, newest first (ties broken by id), each with the event body it
+   * sent (joined from the outbox by message id, after the page is cut), and `total`, in ONE named
+   * prepared statement (PrismaService.preparedQuery): the delivery log of a busy endpoint is read
+   * often, and the ORM's three queries and per-row Date parsing were most of its cost. The page comes from the
+   * (community_id, endpoint_id[, status], created_at, id) indexes. `total` is never counted (slow
+   * for an endpoint of millions of attempts): it is the sum of the counter rows that the table's
+   * triggers keep exact in the same transaction as every insert, status change and delete (see the
+   * migration delivery_status_counters). Timestamps are read as ISO text, and the sort key stays in
+   * PostgreSQL (parsing it into a Date per row was a visible part of the route's CPU). Null: the community has
+   * no such endpoint (checked in the same statement).
+   */
+  async page(
+    communityId: string,
+    endpointId: string,
+    query: DeliveryPageQuery,
+  ): Promise<DeliveryPage | null> {
+    const status = query.status ? 'AND status = $5::"DeliveryStatus"' : '';
+    const rows = await this.prisma.preparedRows<DeliveryPageRow>(
+      query.status ? 'delivery-page-by-status' : 'delivery-page',
+      `
+        SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
+               item.response_body, item.duration_ms, item.error, item.created_at, item.updated_at,
+               item.next_attempt_at, item.request_id, item.payload, counter.total, counter.endpoint_found
+          FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
+                         WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}) AS total,
+                       EXISTS (SELECT 1 FROM webhook_endpoints
+                                WHERE community_id = $1::uuid AND id = $2::uuid) AS endpoint_found) AS counter
+          LEFT JOIN LATERAL (
+            SELECT page.id::text AS id, page.message_id, page.event_type, page.attempt, page.status::text AS status,
+                   page.response_status, page.response_body, page.duration_ms, page.error,
+                   ${ISO('page.created_at')} AS created_at, ${ISO('page.updated_at')} AS updated_at,
+                   ${ISO('page.next_attempt_at')} AS next_attempt_at, page.request_id, o.payload,
+                   page.created_at AS sort_at, page.id AS sort_id
+              FROM (SELECT * FROM webhook_deliveries
+                     WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}
+                     ORDER BY created_at DESC, id DESC
+                     LIMIT $3 OFFSET $4) AS page
+              LEFT JOIN outbox_events o ON o.message_id = page.message_id AND o.community_id = $1::uuid
+          ) AS item ON true
+         ORDER BY item.sort_at DESC, item.sort_id DESC`,
+      [communityId, endpointId, query.limit, query.offset, ...(query.status ? [query.status] : [])],
+    );
+    const first = rows[0];
+    if (!first?.[15]) return null;
+    const total = Number(first[14]);
+    // past the end, the one row holds only total and endpoint_found
+    const items: DeliveryView[] = first[0] === null ? [] : rows.map((row) => deliveryView(row, endpointId));
+    return {
+      items,
+      limit: query.limit,
+      offset: query.offset,
+      total,
+      hasMore: query.offset + items.length < total,
+    };
+  }
+
+  // Resend and recover: every statement is scoped by community AND endpoint; the new
+
+  /**
+   * Per endpoint of the community, the attempts that ended in the last 24 hours and how many
+   * succeeded (from the (community_id, endpoint_id, created_at) index; endpoints without any are absent).
+   */
+  async lastDayOutcomes(communityId: string): Promise<Map<string, { attempts: number; succeeded: number }>> {
+    const rows = await this.prisma.$queryRaw<{ endpoint_id: string; attempts: number; succeeded: number }[]>`
+      SELECT endpoint_id, count(*) FILTER (WHERE status <> 'PENDING')::int AS attempts,
+             count(*) FILTER (WHERE status = 'SUCCESS')::int AS succeeded
+      FROM webhook_deliveries
+      WHERE community_id = ${communityId}::uuid AND created_at >= now() - interval '24 hours'
+      GROUP BY endpoint_id`;
+    return new Map(rows.map((r) => [r.endpoint_id, { attempts: r.attempts, succeeded: r.succeeded }]));
+  }
+}

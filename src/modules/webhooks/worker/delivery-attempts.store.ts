@@ -1,0 +1,262 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { GroupCommit } from '../../../common/batching/group-commit';
+import { Prisma } from '../../../generated/prisma/client';
+import { PrismaService } from '../../../prisma/prisma.service';
+import type { SendResult } from '../core/delivery/webhook-sender.service';
+import type { AttemptKey } from '../core/delivery-job';
+import type { EndpointState } from '../core/webhook-endpoints.store';
+import type { NextAttempt } from './retry-policy';
+
+/**
+ * The worker's hot path on `webhook_deliveries`: claim an attempt before its send, close it after,
+ * cancel what a paused or disabled endpoint will not get. A row is one attempt of one (event,
+ * endpoint) pair; the pair's newest row is its state:
+ *
+ * - PENDING, `started_at` NULL: waiting, due at `next_attempt_at` (the relay writes attempt 1 due
+ *   at once, a failure writes the next attempt due later). The queue job is only a copy of this.
+ * - PENDING, `started_at` set: claimed by a worker that is sending it now.
+ * - SUCCESS / FAILED: closed; a FAILED row that has a retry is followed by a row with attempt + 1.
+ *
+ * Every state change is a conditional statement on that row, so a job run twice, two workers and
+ * the sweep never send one attempt twice nor record one request twice. The table's other
+ * statements live in the other stores of it (README.md in this folder, "State"); no other code
+ * touches it.
+ */
+
+/** The endpoint as the claim found it, and the claimed attempt when the endpoint still takes deliveries. */
+export interface AttemptClaim {
+  endpoint: EndpointState | null;
+  deliveryId: string | null;
+  requestId: string | null;
+  /**
+   * The version of the endpoint's signing secrets when the attempt was claimed (LiveSecrets in
+   * WebhookSecretsService: the newest secret's creation time, epoch ms); null without secrets.
+   */
+  secretsVersion: number | null;
+}
+
+interface ClaimRow extends EndpointState {
+  delivery_id: string | null;
+  request_id: string | null;
+  secrets_version: number | null;
+}
+
+/**
+ * The claim reads the version of the endpoint's secrets (a read of webhook_secrets, whose writes
+ * belong to WebhookSecretsService): the worker re-reads a cached copy older than this before it
+ * signs, so an attempt claimed after a rotation committed carries the new secret's signature. The
+ * same expression as LiveSecrets.version; an index-only look-up on (community_id, endpoint_id, created_at).
+ */
+const SECRETS_VERSION = `(SELECT round(extract(epoch FROM max(s.created_at)) * 1000)::float8
+          FROM webhook_secrets s WHERE s.community_id = e.community_id AND s.endpoint_id = e.id)`;
+
+interface BatchClaimRow extends ClaimRow {
+  endpoint_id: string;
+  message_id: string;
+  attempt: number;
+}
+
+/** A claimed attempt's outcome, to close its row (and write its retry, if any). */
+interface Finish {
+  id: string;
+  communityId: string;
+  result: SendResult;
+  next: NextAttempt | null;
+}
+
+/**
+ * How many claim (or finish) statements run at once: a worker's jobs share them, each statement
+ * carrying every call made while the others ran (see GroupCommit). Two keep one statement on the
+ * wire while the other's results come back, and leave the rest of the pool to everything else.
+ */
+const HOT_PATH_BATCHES = 2;
+const HOT_PATH_BATCH_SIZE = 500;
+
+@Injectable()
+export class DeliveryAttemptsStore {
+  /** The worker's claims and finishes go to PostgreSQL in shared statements (group commit). */
+  private readonly claims = new GroupCommit<AttemptKey, AttemptClaim | null>(
+    (keys) => this.claimBatch(keys),
+    {
+      maxConcurrentBatches: HOT_PATH_BATCHES,
+      maxBatchSize: HOT_PATH_BATCH_SIZE,
+    },
+  );
+  private readonly finishes = new GroupCommit<Finish, boolean>((items) => this.finishBatch(items), {
+    maxConcurrentBatches: HOT_PATH_BATCHES,
+    maxBatchSize: HOT_PATH_BATCH_SIZE,
+  });
+
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Claims an attempt before it is sent, and reads its endpoint, in ONE statement. The claim is
+   * `started_at = now()` on the attempt's row while it is PENDING and unclaimed: only one caller
+   * ever wins it, so a job re-queued by the sweep, re-run by BullMQ after a stall, or held by two
+   * workers sends at most once. A row that does not exist (a job queued before rows were written
+   * at relay time) is inserted already claimed; the unique key again lets one caller win. Nothing
+   * is claimed when the endpoint is paused, disabled or gone.
+   */
+  async claim(key: AttemptKey): Promise<AttemptClaim> {
+    return (await this.claims.call(key)) ?? this.claimOne(key);
+  }
+
+  /**
+   * The common case of many claims in one statement: attempts whose row is there, PENDING,
+   * unclaimed and not locked by anyone else, on an endpoint that takes deliveries. Each of those
+   * gets its claim; any other key answers null and goes through claimOne, which tells the rare
+   * cases apart (no row yet, claimed already, paused, disabled, deleted). Rows are locked with SKIP
+   * LOCKED in one pass, so two batches never wait on each other, and a key that appears twice is
+   * claimed for its first call only.
+   *
+   * The rows are found by their unique key alone, and their state is read from the locked row
+   * (current: nobody can change it before the UPDATE): with `status = 'PENDING' AND started_at IS
+   * NULL` on the table in either step, a planner whose statistics lag a burst of new rows reads the
+   * whole due-attempts partial index instead.
+   */
+  private async claimBatch(keys: readonly AttemptKey[]): Promise<(AttemptClaim | null)[]> {
+    // straight to the pg pool: Prisma's per-query work was a measurable part of each attempt's
+    // latency. Unnamed, so each batch is planned with the table's current size (a generic plan
+    // cached while the table was small would scan it whole).
+    const { rows } = await this.prisma.pool.query<BatchClaimRow>(
+      `
+      WITH wanted AS (
+        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[])
+          AS w(community_id, endpoint_id, message_id, attempt)
+      ), target AS (
+        SELECT d.id, d.status, d.started_at FROM wanted w
+        JOIN webhook_endpoints e ON e.community_id = w.community_id AND e.id = w.endpoint_id
+        JOIN webhook_deliveries d
+          ON d.endpoint_id = w.endpoint_id AND d.message_id = w.message_id AND d.attempt = w.attempt
+        WHERE e.is_active AND e.disabled_at IS NULL
+        FOR UPDATE OF d SKIP LOCKED
+      ), claimed AS (
+        UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
+        FROM target t WHERE d.id = t.id AND t.status = 'PENDING' AND t.started_at IS NULL
+        RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
+      )
+      SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
+             e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
+             ${SECRETS_VERSION} AS secrets_version
+      FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
+      [
+        keys.map((k) => k.communityId),
+        keys.map((k) => k.endpointId),
+        keys.map((k) => k.messageId),
+        keys.map((k) => k.attempt),
+      ],
+    );
+    const byKey = new Map(rows.map((r) => [`${r.endpoint_id}.${r.message_id}.${r.attempt}`, r]));
+    return keys.map((key) => {
+      const k = `${key.endpointId}.${key.messageId}.${key.attempt}`;
+      const row = byKey.get(k);
+      if (!row) return null;
+      byKey.delete(k); // a duplicate call of the same attempt must not send it twice
+      const {
+        delivery_id,
+        request_id,
+        secrets_version,
+        endpoint_id: _e,
+        message_id: _m,
+        attempt: _a,
+        ...endpoint
+      } = row;
+      return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
+    });
+  }
+
+  /** One claim in one statement: also inserts a missing row claimed, and reports why nothing was claimed. */
+  private async claimOne(key: AttemptKey): Promise<AttemptClaim> {
+    const { communityId, endpointId, messageId, eventType, attempt } = key;
+    const rows = await this.prisma.$queryRaw<ClaimRow[]>`
+      WITH endpoint AS (
+        SELECT id, community_id, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at
+        FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
+      ), claimed AS (
+        UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
+        FROM endpoint e
+        WHERE e.is_active AND e.disabled_at IS NULL
+          AND d.id = (SELECT id FROM webhook_deliveries
+                      WHERE endpoint_id = e.id AND message_id = ${messageId} AND attempt = ${attempt})
+          AND d.status = 'PENDING' AND d.started_at IS NULL
+        RETURNING d.id, d.request_id
+      ), inserted AS (
+        INSERT INTO webhook_deliveries
+          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, started_at, updated_at)
+        SELECT ${randomUUID()}::uuid, community_id, id, ${messageId}, ${eventType}, ${attempt}, 'PENDING', now(), now(), now()
+        FROM endpoint WHERE is_active AND disabled_at IS NULL AND NOT EXISTS (SELECT 1 FROM claimed)
+        ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+        RETURNING id
+      )
+      SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
+             COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
+             (SELECT request_id FROM claimed) AS request_id,
+             ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
+      FROM endpoint e`;
+    const row = rows[0];
+    if (!row) return { endpoint: null, deliveryId: null, requestId: null, secretsVersion: null };
+    const { delivery_id, request_id, secrets_version, ...endpoint } = row;
+    return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
+  }
+
+  /**
+   * Closes a claimed attempt with its outcome and, when `next` is given, writes the next attempt as
+   * PENDING due after `next.delayMs`: one statement, so a retry is never lost between the two.
+   * Returns false when the row was no longer PENDING (the sweep closed it as OUTCOME_UNKNOWN after
+   * a send that outlived its claim; that row, and the retry the sweep scheduled, stand).
+   */
+  finish(id: string, communityId: string, result: SendResult, next: NextAttempt | null): Promise<boolean> {
+    return this.finishes.call({ id, communityId, result, next });
+  }
+
+  /** Closes many claimed attempts, and writes their retries, in one statement (see finish). */
+  private async finishBatch(items: readonly Finish[]): Promise<boolean[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH outcome AS (
+        SELECT * FROM unnest(${items.map((f) => f.id)}::uuid[], ${items.map((f) => f.communityId)}::uuid[],
+                             ${items.map((f) => (f.result.ok ? 'SUCCESS' : 'FAILED'))}::"DeliveryStatus"[],
+                             ${items.map((f) => f.result.status)}::int[], ${items.map((f) => f.result.responseBody)}::text[],
+                             ${items.map((f) => f.result.durationMs)}::int[], ${items.map((f) => f.result.error)}::text[],
+                             ${items.map((f) => f.next?.attempt ?? null)}::int[], ${items.map((f) => f.next?.delayMs ?? null)}::bigint[])
+          AS o(id, community_id, status, response_status, response_body, duration_ms, error, next_attempt, delay_ms)
+      ), closed AS (
+        UPDATE webhook_deliveries d
+        SET status = o.status, response_status = o.response_status, response_body = o.response_body,
+            duration_ms = o.duration_ms, error = o.error, next_attempt_at = NULL, updated_at = now()
+        FROM outcome o
+        WHERE d.community_id = o.community_id AND d.id = o.id AND d.status = 'PENDING'
+        RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, o.next_attempt, o.delay_ms
+      ), retry AS (
+        INSERT INTO webhook_deliveries
+          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+        SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, next_attempt, 'PENDING',
+               now() + delay_ms * interval '1 millisecond', request_id, now()
+        FROM closed WHERE next_attempt IS NOT NULL
+        ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      )
+      SELECT id FROM closed`;
+    const closed = new Set(rows.map((r) => r.id));
+    return items.map((f) => closed.has(f.id));
+  }
+
+  /** A queued attempt whose endpoint was paused, disabled or deleted meanwhile: its waiting row says so. */
+  async cancelAttempt(key: Omit<AttemptKey, 'eventType'>, reason: string): Promise<void> {
+    const { communityId, endpointId, messageId, attempt } = key;
+    await this.prisma.webhookDelivery.updateMany({
+      where: { communityId, endpointId, messageId, attempt, status: 'PENDING', startedAt: null },
+      data: { status: 'FAILED', error: reason, nextAttemptAt: null },
+    });
+  }
+
+  /**
+   * The endpoint's waiting attempts become FAILED, saying why (their queued jobs then find nothing to
+   * claim). Attempts being sent right now are left to finish and record what the target said.
+   */
+  async cancelWaiting(communityId: string, endpointId: string, reason: string): Promise<void> {
+    await this.prisma.webhookDelivery.updateMany({
+      where: { communityId, endpointId, status: 'PENDING', startedAt: null },
+      data: { status: 'FAILED', error: reason, nextAttemptAt: null },
+    });
+  }
+}

@@ -1,0 +1,139 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import type { EventBody } from '../../events/event-body';
+import type { AttemptKey } from '../core/delivery-job';
+import type { NextAttempt } from './retry-policy';
+
+/** What a closed attempt whose worker died says: the request may or may not have reached the target. */
+export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
+
+/** A claimed attempt the sweep closed because its worker stopped mid-send. */
+export interface AbandonedAttempt extends AttemptKey {
+  id: string;
+  requestId: string | null;
+}
+
+/** A due, unclaimed attempt with what its queue job needs. */
+export interface DueAttempt extends AttemptKey {
+  id: string;
+  nextAttemptAt: Date;
+  outboxId: string | null;
+  payload: EventBody | null;
+}
+
+/** An attempt row's key columns as the sweep's raw SQL returns them. */
+interface AttemptRow {
+  id: string;
+  community_id: string;
+  endpoint_id: string;
+  message_id: string;
+  event_type: string;
+  attempt: number;
+}
+
+/** The one mapper of an attempt row's key columns. */
+function attemptOf(row: AttemptRow): AttemptKey & { id: string } {
+  return {
+    id: row.id,
+    communityId: row.community_id,
+    endpointId: row.endpoint_id,
+    messageId: row.message_id,
+    eventType: row.event_type,
+    attempt: row.attempt,
+  };
+}
+
+/**
+ * The sweep's statements on `webhook_deliveries` (DeliverySweep, one worker at a time, in its
+ * transaction): close the claims of workers that died, write their retries, page through the due
+ * attempts that have no job, close those whose event body is gone; and the overdue count the
+ * worker's metrics show. One of the stores of the table (README.md in this folder, "State").
+ */
+@Injectable()
+export class DeliverySweepStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Sweep, part one: claims older than `expiryMs` (longer than any send can take) belong to a worker
+   * that stopped mid-send. Closes up to `limit` of them as FAILED with OUTCOME_UNKNOWN (the request
+   * may have been sent: the log keeps one record per request) and returns them, in the caller's
+   * transaction so that their retries are written in the same commit.
+   */
+  async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
+    const rows = await tx.$queryRaw<(AttemptRow & { request_id: string | null })[]>`
+      WITH stale AS (
+        SELECT id FROM webhook_deliveries
+        WHERE status = 'PENDING' AND started_at IS NOT NULL
+          AND started_at < now() - ${expiryMs} * interval '1 millisecond'
+        ORDER BY started_at LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE webhook_deliveries d
+      SET status = 'FAILED', error = ${OUTCOME_UNKNOWN}, next_attempt_at = NULL, updated_at = now()
+      FROM stale WHERE d.id = stale.id AND d.status = 'PENDING'
+      RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id`;
+    return rows.map((r) => ({ ...attemptOf(r), requestId: r.request_id }));
+  }
+
+  /** Writes the next attempts of closed ones, PENDING and due after their delay (unique per attempt). */
+  async insertRetries(tx: Tx, retries: { of: AbandonedAttempt; next: NextAttempt }[]): Promise<void> {
+    if (retries.length === 0) return;
+    await tx.$executeRaw`
+      INSERT INTO webhook_deliveries
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+      SELECT gen_random_uuid(), r.community_id, r.endpoint_id, r.message_id, r.event_type, r.attempt, 'PENDING',
+             now() + r.delay_ms * interval '1 millisecond', r.request_id, now()
+      FROM unnest(${retries.map((r) => r.of.communityId)}::uuid[], ${retries.map((r) => r.of.endpointId)}::uuid[],
+                  ${retries.map((r) => r.of.messageId)}::text[], ${retries.map((r) => r.of.eventType)}::text[],
+                  ${retries.map((r) => r.next.attempt)}::int[], ${retries.map((r) => r.next.delayMs)}::bigint[],
+                  ${retries.map((r) => r.of.requestId)}::text[])
+        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id)
+      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING`;
+  }
+
+  /**
+   * Sweep, part two: a page of unclaimed attempts that are due, oldest first, after the keyset
+   * position `after`, with the event body their job carries (joined from the outbox).
+   */
+  async dueUnclaimed(tx: Tx, after: { at: Date; id: string } | null, limit: number): Promise<DueAttempt[]> {
+    const afterAt = after?.at ?? new Date(0);
+    const afterId = after?.id ?? '00000000-0000-0000-0000-000000000000';
+    const rows = await tx.$queryRaw<
+      (AttemptRow & { next_attempt_at: Date; outbox_id: bigint | null; payload: EventBody | null })[]
+    >`
+      SELECT d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.next_attempt_at,
+             o.id AS outbox_id, o.payload
+      FROM webhook_deliveries d
+      LEFT JOIN outbox_events o ON o.message_id = d.message_id
+      WHERE d.status = 'PENDING' AND d.started_at IS NULL AND d.next_attempt_at <= now()
+        AND (d.next_attempt_at, d.id) > (${afterAt}, ${afterId}::uuid)
+      ORDER BY d.next_attempt_at, d.id
+      LIMIT ${limit}`;
+    return rows.map((r) => ({
+      ...attemptOf(r),
+      nextAttemptAt: r.next_attempt_at,
+      outboxId: r.outbox_id === null ? null : r.outbox_id.toString(),
+      payload: r.payload,
+    }));
+  }
+
+  /** A waiting attempt that can never be sent (its event body is gone) is closed, saying why. */
+  async failWaiting(tx: Tx, ids: string[], reason: string): Promise<void> {
+    if (ids.length === 0) return;
+    await tx.$executeRaw`
+      UPDATE webhook_deliveries SET status = 'FAILED', error = ${reason}, next_attempt_at = NULL, updated_at = now()
+      WHERE id = ANY(${ids}::uuid[]) AND status = 'PENDING' AND started_at IS NULL`;
+  }
+
+  /**
+   * PENDING attempts due longer ago than `graceMs`: lost from the queue (the sweep re-adds them) or
+   * a queue backlog. Read when Prometheus scrapes the worker.
+   */
+  async countOverdue(graceMs: number): Promise<number> {
+    const [row] = await this.prisma.$queryRaw<{ count: number }[]>`
+      SELECT count(*)::int AS count FROM webhook_deliveries
+      WHERE status = 'PENDING'
+        AND COALESCE(next_attempt_at, created_at) < now() - make_interval(secs => ${graceMs / 1000})`;
+    return row.count;
+  }
+}

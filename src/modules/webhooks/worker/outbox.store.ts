@@ -1,0 +1,143 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../../../prisma/prisma.service';
+import type { EventBody } from '../../events/event-body';
+
+/** One outbox event the relay took, with the endpoints whose attempt 1 it wrote (in creation order). */
+export interface RelayedEvent {
+  outboxId: string;
+  communityId: string;
+  messageId: string;
+  eventType: string;
+  payload: EventBody;
+  endpointIds: string[];
+}
+
+/** How much one relay statement takes: outbox rows locked, and the attempts after which it stops taking rows. */
+export interface RelayLimits {
+  rows: number;
+  attempts: number;
+}
+
+/** One chunk of the outbox pruner: the candidates it looked at, how many it deleted, the last id. */
+export interface PrunedChunk {
+  seen: number;
+  deleted: number;
+  last: bigint | null;
+}
+
+/**
+ * The worker's statements on the outbox (`outbox_events`, which the API writes with each change):
+ * the relay, which fans a batch out into attempt 1 of each of its deliveries (the only insert of a
+ * first attempt into `webhook_deliveries`: one of that table's stores, README.md in this folder,
+ * "State"), the pruner and the relay's lag.
+ */
+@Injectable()
+export class WorkerOutboxStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * The relay's whole batch in ONE autocommitted statement (no interactive transaction: Prisma's
+   * look-lock-read-insert-mark-commit round trips were most of each event's latency):
+   *
+   * 1. locks up to `rows` unrelayed outbox rows in id order, FOR UPDATE SKIP LOCKED, so two relays
+   *    never take the same row;
+   * 2. pairs each with its community's endpoints that are active, not disabled and subscribed to
+   *    its type;
+   * 3. keeps rows in id order while the attempts so far stay within `attempts` (always the first
+   *    row, however wide its fan-out); the others stay unrelayed for the next batch;
+   * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id (a pair that
+   *    already has its row keeps it), and marks the kept rows relayed, in the same commit.
+   *
+   * That commit does not wait for its WAL flush (synchronous_commit off for this transaction only:
+   * one fsync less on each event's path, see bench/README.md). Safe because relaying is
+   * idempotent: a PostgreSQL crash can only lose a relay whose attempts nobody has claimed yet (a
+   * claim's own, synchronous commit flushes the WAL before it, and a send waits for the claim), so the
+   * rows come back unrelayed and are relayed again: existing rows are kept, job ids are the same,
+   * and a job that runs first claims by inserting its row.
+   *
+   * Returns the kept rows, each with its endpoint ids, for the queue jobs.
+   */
+  async relayOutboxBatch(limits: RelayLimits): Promise<RelayedEvent[]> {
+    const { rows } = await this.prisma.pool.query<RelayedEvent>({
+      // prepared once per connection: the statement is planned once, not per batch
+      name: this.prisma.statementName('relay-outbox-batch'),
+      text: `
+        WITH locked AS MATERIALIZED (
+          SELECT id, community_id, message_id, event_type, payload, request_id
+          FROM outbox_events
+          WHERE relayed_at IS NULL
+          ORDER BY id
+          LIMIT $1
+          FOR UPDATE SKIP LOCKED
+        ), fanned AS MATERIALIZED (
+          SELECT l.id,
+                 coalesce(array_agg(e.id::text ORDER BY e.created_at, e.id) FILTER (WHERE e.id IS NOT NULL), '{}') AS endpoint_ids,
+                 count(e.id) AS attempts
+          FROM locked l
+          LEFT JOIN webhook_endpoints e
+            ON e.community_id = l.community_id AND e.is_active AND e.disabled_at IS NULL
+               AND l.event_type = ANY(e.events)
+          GROUP BY l.id
+        ), taken AS MATERIALIZED (
+          SELECT l.*, f.endpoint_ids
+          FROM (SELECT id, endpoint_ids, row_number() OVER w AS position, sum(attempts) OVER w AS running
+                FROM fanned WINDOW w AS (ORDER BY id)) f
+          JOIN locked l ON l.id = f.id
+          WHERE f.position = 1 OR f.running <= $2
+        ), inserted AS (
+          INSERT INTO webhook_deliveries
+            (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+          SELECT gen_random_uuid(), t.community_id, e.endpoint_id::uuid, t.message_id, t.event_type, 1, 'PENDING', now(), t.request_id, now()
+          FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) AS e(endpoint_id)
+          ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+        ), marked AS (
+          UPDATE outbox_events o SET relayed_at = now() FROM taken t WHERE o.id = t.id
+        )
+        SELECT id::text AS "outboxId", community_id AS "communityId", message_id AS "messageId",
+               event_type AS "eventType", payload, endpoint_ids AS "endpointIds"
+        FROM taken, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+        ORDER BY id`,
+      values: [limits.rows, limits.attempts],
+    });
+    return rows;
+  }
+
+  /**
+   * Deletes, from a chunk of `limit` relayed rows after id `after` (in id order, so no statement
+   * holds locks for long), those relayed longer than `relayedRetentionMs` ago none of whose
+   * deliveries is PENDING or younger than `messageRetentionMs` (the log shows the body that was
+   * sent; a retry or a resend sends it again).
+   */
+  async pruneRelayed(
+    after: bigint,
+    limit: number,
+    relayedRetentionMs: number,
+    messageRetentionMs: number,
+  ): Promise<PrunedChunk> {
+    const [chunk] = await this.prisma.$queryRaw<PrunedChunk[]>`
+      WITH candidates AS (
+        SELECT id, message_id FROM outbox_events
+        WHERE id > ${after} AND relayed_at < now() - ${relayedRetentionMs} * interval '1 millisecond'
+        ORDER BY id LIMIT ${limit}
+      ), gone AS (
+        DELETE FROM outbox_events o USING candidates c
+        WHERE o.id = c.id AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries d
+          WHERE d.message_id = c.message_id
+            AND (d.status = 'PENDING' OR d.created_at > now() - ${messageRetentionMs} * interval '1 millisecond'))
+        RETURNING o.id
+      )
+      SELECT (SELECT count(*)::int FROM candidates) AS seen, (SELECT count(*)::int FROM gone) AS deleted,
+             (SELECT max(id) FROM candidates) AS last`;
+    return chunk;
+  }
+
+  /** Seconds since the oldest unrelayed event was written; 0 when none waits. */
+  async relayLagSeconds(): Promise<number> {
+    // the partial index on id WHERE relayed_at IS NULL finds the oldest row at once
+    const [row] = await this.prisma.$queryRaw<{ lag: number }[]>`
+      SELECT COALESCE((SELECT EXTRACT(EPOCH FROM now() - created_at)::float8 FROM outbox_events
+                       WHERE relayed_at IS NULL ORDER BY id LIMIT 1), 0) AS lag`;
+    return Math.max(0, row.lag);
+  }
+}
