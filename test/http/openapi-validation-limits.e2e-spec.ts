@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- the OpenAPI document is untyped JSON */
 import { getMetadataStorage } from 'class-validator';
+import { LIMITS } from '../../src/common/http/validation-limits';
 import { createTestApp, TestApp } from '../utils/app';
 import { InputClass, nestedClassOf, routeArgumentClasses } from '../utils/input-classes';
 import { builtDocument } from '../utils/openapi-conformance';
@@ -12,17 +13,6 @@ import { builtDocument } from '../utils/openapi-conformance';
  * the document of dist/, where the plugin ran, against class-validator's own record of each rule.
  */
 
-/** class-validator's rule name → the JSON Schema keywords it sets, from its arguments. */
-const KEYWORDS: Record<string, (constraints: any[]) => Record<string, unknown>> = {
-  maxLength: ([max]) => ({ maxLength: max }),
-  minLength: ([min]) => ({ minLength: min }),
-  isLength: ([min, max]) => ({ minLength: min, maxLength: max }),
-  arrayMaxSize: ([max]) => ({ maxItems: max }),
-  arrayMinSize: ([min]) => ({ minItems: min }),
-  arrayNotEmpty: () => ({ minItems: 1 }),
-  max: ([max]) => ({ maximum: max }),
-  min: ([min]) => ({ minimum: min }),
-};
 const UPPER_BOUNDS = new Set(['maxLength', 'maxItems', 'maximum']);
 
 /** The route argument classes and, through @Type(), every DTO nested in them. */
@@ -48,7 +38,7 @@ function inputClasses(t: TestApp): Map<string, InputClass> {
 function enforcedLimits(type: InputClass): Map<string, Map<string, number>> {
   const limits = new Map<string, Map<string, number>>();
   for (const metadata of getMetadataStorage().getTargetValidationMetadatas(type, '', false, false)) {
-    const keywords = metadata.name ? KEYWORDS[metadata.name]?.(metadata.constraints ?? []) : undefined;
+    const keywords = metadata.name ? LIMITS[metadata.name]?.(metadata.constraints ?? []) : undefined;
     const at = metadata.each ? `${metadata.propertyName}[]` : metadata.propertyName;
     for (const [keyword, value] of Object.entries(keywords ?? {})) {
       if (typeof value !== 'number') continue;

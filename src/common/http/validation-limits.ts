@@ -11,7 +11,7 @@ const UPPER_BOUNDS = new Set<string>(['maxLength', 'maxItems', 'maximum']);
 export type InputClass = abstract new (...args: never[]) => unknown;
 
 /** class-validator's decorator (its metadata `name`) → the limits it enforces, from its arguments. */
-const LIMITS: Record<string, (constraints: unknown[]) => Partial<Record<LimitKeyword, unknown>>> = {
+export const LIMITS: Record<string, (constraints: unknown[]) => Partial<Record<LimitKeyword, unknown>>> = {
   maxLength: ([max]) => ({ maxLength: max }),
   minLength: ([min]) => ({ minLength: min }),
   isLength: ([min, max]) => ({ minLength: min, maxLength: max }),
