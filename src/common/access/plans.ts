@@ -1,24 +1,10 @@
 import { Plan } from '../../generated/prisma/enums';
+import { SMALLEST_PLAN_WITH } from './features';
 
 /** Plans, smallest first: each includes every feature of the ones before it. */
 export const PLANS: readonly Plan[] = ['FREE', 'PRO', 'ENTERPRISE'];
 
-/**
- * The one plan → feature table (docs/product-decisions.md#3-tenancy-roles-permissions-plans): each
- * feature key, one line each, with the smallest plan that includes it. A new feature module adds its
- * line here; the key's type, the list and each plan's features are derived from it.
- */
-const SMALLEST_PLAN_WITH = {
-  content: 'FREE',
-  members: 'FREE',
-  webhooks: 'PRO',
-  customization: 'PRO',
-  advertisements: 'PRO',
-  embed: 'PRO',
-  members_bulk: 'ENTERPRISE',
-  custom_domain: 'ENTERPRISE',
-} as const satisfies Record<string, Plan>;
-
+/** A feature key: a line of features.ts. */
 export type FeatureKey = keyof typeof SMALLEST_PLAN_WITH;
 export const FEATURE_KEYS = Object.keys(SMALLEST_PLAN_WITH) as FeatureKey[];
 
