@@ -1,5 +1,7 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { EventType } from '../../src/modules/events/event-catalog';
+import { EVENT_TYPES, type EventType } from '../../src/modules/events/event-catalog';
 import { unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { waitFor } from '../utils/worker';
@@ -26,13 +28,15 @@ export interface EventTrigger {
   raise: (ctx: TriggerContext) => Promise<ExpectedData[]>;
 }
 
+/** Triggers of some catalog events: how each is raised, the plain case first, then the other shapes of its `data`. */
+export type EventTriggers = { [K in EventType]?: readonly [EventTrigger, ...EventTrigger[]] };
+
 /**
- * How each catalog event is raised through the API, the plain case first, then the other shapes of
- * its `data`. The central delivery tests (events.e2e-spec.ts, event-schemas.e2e-spec.ts) iterate
- * over this map; the compiler asks for an entry for every event in the catalog, so a new event is
- * added here and nowhere else in those tests.
+ * How the events of the modules without a triggers file of their own are raised through the API. A
+ * module's events are best raised beside its tests: `test/<feature>/<feature>.event-triggers.ts`
+ * exporting `EVENT_TRIGGERS: EventTriggers` is found and merged in (triggersOfEveryEvent).
  */
-export const EVENT_TRIGGERS: { [K in EventType]: readonly [EventTrigger, ...EventTrigger[]] } = {
+const CENTRAL_TRIGGERS: EventTriggers = {
   'community.updated': [
     {
       variant: 'a setting',
@@ -226,6 +230,40 @@ export const EVENT_TRIGGERS: { [K in EventType]: readonly [EventTrigger, ...Even
     },
   ],
 };
+
+const TRIGGERS_FILE = /\.event-triggers\.ts$/;
+
+/**
+ * Every catalog event's triggers: the central ones above and every `*.event-triggers.ts` file under
+ * test/. The central delivery tests (events.e2e-spec.ts, event-schemas.e2e-spec.ts) iterate over
+ * this map, so a new event is added in its module's triggers file and nowhere else in those tests.
+ * An event without a trigger, or with two, fails them at once, naming it, instead of waiting for a
+ * delivery that never comes.
+ */
+function triggersOfEveryEvent(): { [K in EventType]: readonly [EventTrigger, ...EventTrigger[]] } {
+  const testRoot = join(__dirname, '..');
+  const found = readdirSync(testRoot, { recursive: true, encoding: 'utf8' })
+    .filter((file) => TRIGGERS_FILE.test(file))
+    .sort();
+  const merged: EventTriggers = { ...CENTRAL_TRIGGERS };
+  for (const file of found) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- found at run time, by name
+    const triggers = (require(join(testRoot, file)) as { EVENT_TRIGGERS: EventTriggers }).EVENT_TRIGGERS;
+    for (const [type, list] of Object.entries(triggers)) {
+      if (type in merged) throw new Error(`${file}: ${type} has triggers elsewhere already`);
+      merged[type as EventType] = list as readonly [EventTrigger, ...EventTrigger[]];
+    }
+  }
+  const missing = EVENT_TYPES.filter((type) => !merged[type]);
+  if (missing.length > 0) {
+    throw new Error(
+      `No trigger for ${missing.join(', ')}: add one in test/<feature>/<feature>.event-triggers.ts`,
+    );
+  }
+  return merged as { [K in EventType]: readonly [EventTrigger, ...EventTrigger[]] };
+}
+
+export const EVENT_TRIGGERS = triggersOfEveryEvent();
 
 /** Whether `actual` holds every value of `expected` (objects by their keys, arrays item by item). */
 export function holds(actual: unknown, expected: unknown): boolean {

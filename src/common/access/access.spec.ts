@@ -1,6 +1,6 @@
 import { DEFAULT_API_KEY_SCOPES, isRoleAbove, permissionsOf } from './permissions';
 import { mayChangeAuthored, mayPost } from './posting';
-import { hasFeature } from './plans';
+import { hasFeature, planFeatures } from './plans';
 
 describe('role permissions', () => {
   it('follows the contract table', () => {
@@ -9,6 +9,10 @@ describe('role permissions', () => {
     expect(permissionsOf('MODERATOR').has('WEBHOOKS_MANAGE')).toBe(false);
     expect(permissionsOf('ADMIN').has('API_KEYS_MANAGE')).toBe(true);
     expect(permissionsOf('OWNER').size).toBe(8);
+  });
+  it("derives each role's set from the lowest role holding each permission", () => {
+    expect([...permissionsOf('MODERATOR')]).toEqual(['CONTENT_CREATE', 'CONTENT_MODERATE', 'EMBED_CREATE']);
+    expect([...permissionsOf('ADMIN')]).toEqual([...permissionsOf('OWNER')]);
   });
   it('gives API keys an ADMIN set without key management', () => {
     expect(DEFAULT_API_KEY_SCOPES).not.toContain('API_KEYS_MANAGE');
@@ -27,6 +31,18 @@ describe('plan features', () => {
     expect(hasFeature('PRO', {}, 'webhooks')).toBe(true);
     expect(hasFeature('PRO', {}, 'members_bulk')).toBe(false);
     expect(hasFeature('ENTERPRISE', {}, 'custom_domain')).toBe(true);
+  });
+  it("derives each plan's features from the smallest plan including each feature", () => {
+    expect(planFeatures('FREE')).toEqual(['content', 'members']);
+    expect(planFeatures('PRO')).toEqual([
+      'content',
+      'members',
+      'webhooks',
+      'customization',
+      'advertisements',
+      'embed',
+    ]);
+    expect(planFeatures('ENTERPRISE')).toHaveLength(8);
   });
   it('lets per-community overrides win', () => {
     expect(hasFeature('FREE', { webhooks: true }, 'webhooks')).toBe(true);

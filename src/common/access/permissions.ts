@@ -1,34 +1,37 @@
 import { Role } from '../../generated/prisma/enums';
 
-export const PERMISSIONS = [
-  'COMMUNITY_MANAGE',
-  'CONTENT_CREATE',
-  'CONTENT_MODERATE',
-  'MEMBERS_MANAGE',
-  'CUSTOMIZATION_MANAGE',
-  'WEBHOOKS_MANAGE',
-  'API_KEYS_MANAGE',
-  'EMBED_CREATE',
-] as const;
-export type Permission = (typeof PERMISSIONS)[number];
-
 /** Roles, highest first. */
 export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'MODERATOR', 'MEMBER'];
 
-/** The one role → permission table (docs/product-decisions.md#3-tenancy-roles-permissions-plans). */
-const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  OWNER: PERMISSIONS,
-  ADMIN: PERMISSIONS,
-  MODERATOR: ['CONTENT_CREATE', 'CONTENT_MODERATE', 'EMBED_CREATE'],
-  MEMBER: ['CONTENT_CREATE'],
-};
+/**
+ * The one role → permission table (docs/product-decisions.md#3-tenancy-roles-permissions-plans): each
+ * permission, one line each, with the lowest role that holds it (every higher role holds it too). A
+ * new permission adds its line here; the type, the list and each role's set are derived from it.
+ */
+const LOWEST_ROLE_WITH = {
+  COMMUNITY_MANAGE: 'ADMIN',
+  CONTENT_CREATE: 'MEMBER',
+  CONTENT_MODERATE: 'MODERATOR',
+  MEMBERS_MANAGE: 'ADMIN',
+  CUSTOMIZATION_MANAGE: 'ADMIN',
+  WEBHOOKS_MANAGE: 'ADMIN',
+  API_KEYS_MANAGE: 'ADMIN',
+  EMBED_CREATE: 'MODERATOR',
+} as const satisfies Record<string, Role>;
+
+export type Permission = keyof typeof LOWEST_ROLE_WITH;
+export const PERMISSIONS = Object.keys(LOWEST_ROLE_WITH) as Permission[];
+
+const heldBy = (role: Role) =>
+  PERMISSIONS.filter((permission) => ROLES.indexOf(role) <= ROLES.indexOf(LOWEST_ROLE_WITH[permission]));
+const ROLE_PERMISSIONS = new Map(ROLES.map((role) => [role, new Set(heldBy(role))]));
 
 export function permissionsOf(role: Role): ReadonlySet<Permission> {
-  return new Set(ROLE_PERMISSIONS[role]);
+  return new Set(ROLE_PERMISSIONS.get(role));
 }
 
 /** What an API key may do unless created with narrower scopes: an ADMIN's permissions less key management. */
-export const DEFAULT_API_KEY_SCOPES: readonly Permission[] = ROLE_PERMISSIONS.ADMIN.filter(
+export const DEFAULT_API_KEY_SCOPES: readonly Permission[] = heldBy('ADMIN').filter(
   (p) => p !== 'API_KEYS_MANAGE',
 );
 

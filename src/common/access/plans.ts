@@ -1,28 +1,24 @@
 import { Plan } from '../../generated/prisma/enums';
+import { SMALLEST_PLAN_WITH } from './features';
 
-export const FEATURE_KEYS = [
-  'content',
-  'members',
-  'webhooks',
-  'customization',
-  'advertisements',
-  'embed',
-  'members_bulk',
-  'custom_domain',
-] as const;
-export type FeatureKey = (typeof FEATURE_KEYS)[number];
+/** Plans, smallest first: each includes every feature of the ones before it. */
+export const PLANS: readonly Plan[] = ['FREE', 'PRO', 'ENTERPRISE'];
 
-/** The one plan → feature table (docs/product-decisions.md#3-tenancy-roles-permissions-plans). */
-const PLAN_FEATURES: Record<Plan, readonly FeatureKey[]> = {
-  FREE: ['content', 'members'],
-  PRO: ['content', 'members', 'webhooks', 'customization', 'advertisements', 'embed'],
-  ENTERPRISE: FEATURE_KEYS,
-};
+/** A feature key: a line of features.ts. */
+export type FeatureKey = keyof typeof SMALLEST_PLAN_WITH;
+export const FEATURE_KEYS = Object.keys(SMALLEST_PLAN_WITH) as FeatureKey[];
+
+/** The features a plan includes, in the table's order. */
+export function planFeatures(plan: Plan): readonly FeatureKey[] {
+  return FEATURE_KEYS.filter((feature) => PLANS.indexOf(SMALLEST_PLAN_WITH[feature]) <= PLANS.indexOf(plan));
+}
+
+const PLAN_FEATURES = new Map(PLANS.map((plan) => [plan, new Set(planFeatures(plan))]));
 
 /** A community's per-feature overrides win over its plan. */
 export function hasFeature(plan: Plan, overrides: unknown, feature: FeatureKey): boolean {
   const override =
     overrides && typeof overrides === 'object' ? (overrides as Record<string, unknown>)[feature] : undefined;
   if (typeof override === 'boolean') return override;
-  return PLAN_FEATURES[plan].includes(feature);
+  return PLAN_FEATURES.get(plan)?.has(feature) === true;
 }

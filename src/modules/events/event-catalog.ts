@@ -1,27 +1,9 @@
-import { COMMUNITY_EVENTS } from '../community/community.events';
-import { COMMENT_EVENTS } from '../content/comment.events';
-import { LIKE_EVENTS } from '../content/like.events';
-import { TWEET_EVENTS } from '../content/tweet.events';
-import { CUSTOMIZATION_EVENTS } from '../customization/customization.events';
-import { EMBED_EVENTS } from '../embed/embed.events';
-import { MEMBER_EVENTS } from '../members/member.events';
 import { WEBHOOK_TEST_EVENT } from '../webhooks/webhook-test.event';
+import { MODULE_EVENTS } from './module-events';
 import type { FromSchema } from './payload-schema';
 
-/**
- * The events a webhook endpoint may subscribe to: one line per module, each module's definitions
- * written beside it (define-event.ts). The order is the order GET /api/webhooks/event-types and the
- * OpenAPI document list them in. Everything below is derived from this list.
- */
-const SUBSCRIBABLE_DEFINITIONS = [
-  ...COMMUNITY_EVENTS,
-  ...TWEET_EVENTS,
-  ...COMMENT_EVENTS,
-  ...LIKE_EVENTS,
-  ...MEMBER_EVENTS,
-  ...CUSTOMIZATION_EVENTS,
-  ...EMBED_EVENTS,
-] as const;
+/** The modules' events (module-events.ts registers them), the only ones an endpoint may subscribe to. */
+const SUBSCRIBABLE_DEFINITIONS = MODULE_EVENTS;
 
 /** Every event, the test route's `webhook.test` last (it is deliberately not subscribable). */
 export const EVENTS = [...SUBSCRIBABLE_DEFINITIONS, WEBHOOK_TEST_EVENT] as const;
