@@ -1,5 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../../prisma/prisma.service';
+import { Inject, Injectable } from '@nestjs/common';
 import { Errors } from '../errors/app-error';
 import type { Actor, TenantContext } from '../http/request-context';
 import type { Permission } from './permissions';
@@ -26,22 +25,28 @@ export function mayChangeAuthored(
 }
 
 /**
+ * Where the community's allowMemberPosts setting is read: the communities' store, provided by the
+ * module that uses PostingRule (src/common never imports a module).
+ */
+export interface MemberPostsSetting {
+  allowsMemberPosts(communityId: string): Promise<boolean>;
+}
+export const MEMBER_POSTS_SETTING = Symbol('MEMBER_POSTS_SETTING');
+
+/**
  * Who may post and who may change what was posted, for any module whose members author content
- * (tweets today): a provider of the module that uses it.
+ * (tweets today): a provider of the module that uses it, beside MEMBER_POSTS_SETTING.
  */
 @Injectable()
 export class PostingRule {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(@Inject(MEMBER_POSTS_SETTING) private readonly setting: MemberPostsSetting) {}
 
   /** 403 unless the caller may post in the tenant's community (see mayPost). */
   async assertMayPost(tenant: TenantContext): Promise<void> {
     // a moderator may post whatever the setting says: it is not read
     if (tenant.permissions.has('CONTENT_MODERATE')) return;
-    const community = await this.prisma.community.findUniqueOrThrow({
-      where: { id: tenant.communityId },
-      select: { allowMemberPosts: true },
-    });
-    if (!mayPost(tenant.permissions, community.allowMemberPosts)) {
+    const allowMemberPosts = await this.setting.allowsMemberPosts(tenant.communityId);
+    if (!mayPost(tenant.permissions, allowMemberPosts)) {
       throw Errors.forbidden('This community does not allow member posts');
     }
   }

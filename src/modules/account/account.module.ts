@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CommunitiesStoreModule } from '../community/communities.store';
 import { MembershipsModule } from '../members/memberships.module';
 import { AccountController } from './account.controller';
 import { IdentityService } from './identity.service';
@@ -6,7 +7,7 @@ import { ApiKeysService } from './api-keys.service';
 import { CommunitiesService } from './communities.service';
 
 @Module({
-  imports: [MembershipsModule],
+  imports: [CommunitiesStoreModule, MembershipsModule],
   controllers: [AccountController],
   providers: [IdentityService, ApiKeysService, CommunitiesService],
   exports: [ApiKeysService, CommunitiesService],

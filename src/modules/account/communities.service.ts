@@ -2,21 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Plan } from '../../generated/prisma/enums';
 import { PrismaService } from '../../prisma/prisma.service';
+import { CommunitiesStore } from '../community/communities.store';
 import { MembershipsService } from '../members/memberships.service';
-
-export const COMMUNITY_SELECT = {
-  id: true,
-  slug: true,
-  name: true,
-  plan: true,
-  customDomain: true,
-  createdAt: true,
-} as const;
 
 @Injectable()
 export class CommunitiesService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly communities: CommunitiesStore,
     private readonly memberships: MembershipsService,
   ) {}
 
@@ -24,12 +17,13 @@ export class CommunitiesService {
   async create(input: { name: string; slug: string; plan?: Plan; ownerEmail: string }) {
     const slug = input.slug.toLowerCase();
     return this.prisma.$transaction(async (tx) => {
-      if (await tx.community.findUnique({ where: { slug }, select: { id: true } })) {
+      if (await this.communities.slugTaken(tx, slug)) {
         throw Errors.conflict(`The slug '${slug}' is taken`);
       }
-      const community = await tx.community.create({
-        data: { name: input.name, slug, plan: input.plan ?? 'FREE' },
-        select: COMMUNITY_SELECT,
+      const community = await this.communities.create(tx, {
+        name: input.name,
+        slug,
+        plan: input.plan ?? 'FREE',
       });
       // Creating a community is the owner's own act, so they join under their account's name.
       await this.memberships.addMember(
@@ -43,16 +37,13 @@ export class CommunitiesService {
 
   /** The communities with these slugs, in the order given (a slug with none is left out). */
   async findBySlugs(slugs: string[]): Promise<{ id: string; slug: string; plan: Plan }[]> {
-    const found = await this.prisma.community.findMany({
-      where: { slug: { in: slugs } },
-      select: { id: true, slug: true, plan: true },
-    });
+    const found = await this.communities.findManyBySlugs(slugs);
     return slugs.flatMap((slug) => found.filter((community) => community.slug === slug));
   }
 
   /** Whether the database holds any community at all (the demo seed fills only an empty one). */
   async anyExists(): Promise<boolean> {
-    return (await this.prisma.community.findFirst({ select: { id: true } })) !== null;
+    return this.communities.anyExists();
   }
 
   /** A platform admin may pick any plan; everybody else gets FREE. */

@@ -5,6 +5,7 @@ import type { TenantContext } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
 import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
+import { CommunitiesStore, CommunityColumns, CommunityRow } from './communities.store';
 import { OutboxService } from '../events/outbox.service';
 import { TenancyService } from '../tenancy/tenancy.service';
 import type { CommunityField } from './community.events';
@@ -13,29 +14,7 @@ import type { BrandingDto, CustomDomainPendingDto, SdkCommunityDto, SettingsDto 
 import type { UpdateBrandingDto } from './dto/update-branding.dto';
 import type { UpdateSettingsDto } from './dto/update-settings.dto';
 
-const COMMUNITY_SELECT = {
-  id: true,
-  slug: true,
-  name: true,
-  plan: true,
-  customDomain: true,
-  customDomainPending: true,
-  customDomainToken: true,
-  customDomainRequestedAt: true,
-  description: true,
-  visibility: true,
-  allowMemberPosts: true,
-  logoUrl: true,
-  faviconUrl: true,
-  primaryColor: true,
-  accentColor: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-
-type CommunityRow = Prisma.CommunityGetPayload<{ select: typeof COMMUNITY_SELECT }>;
-/** Columns a change may write (never the id or the timestamps). */
-type Columns = Partial<Omit<CommunityRow, 'id' | 'slug' | 'plan' | 'createdAt' | 'updatedAt'>>;
+type Columns = CommunityColumns;
 type Patch = Partial<
   Pick<CommunityRow, keyof BrandingDto | Exclude<keyof SettingsDto, 'customDomainPending'>>
 >;
@@ -110,6 +89,7 @@ export class CommunityService {
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly communities: CommunitiesStore,
     private readonly outbox: OutboxService,
     config: AppConfig,
     private readonly dns: DnsTxtLookup,
@@ -119,10 +99,7 @@ export class CommunityService {
   }
 
   async get(communityId: string): Promise<SdkCommunityDto> {
-    const row = await this.prisma.community.findUniqueOrThrow({
-      where: { id: communityId },
-      select: COMMUNITY_SELECT,
-    });
+    const row = await this.communities.find(communityId);
     return toView(row);
   }
 
@@ -151,10 +128,7 @@ export class CommunityService {
    * to publish; a domain another community has active is 409.
    */
   async verifyDomain(tenant: TenantContext): Promise<SettingsDto> {
-    const row = await this.prisma.community.findUniqueOrThrow({
-      where: { id: tenant.communityId },
-      select: COMMUNITY_SELECT,
-    });
+    const row = await this.communities.find(tenant.communityId);
     const pending = pendingOf(row);
     if (!pending) {
       throw Errors.badRequest(
@@ -196,10 +170,7 @@ export class CommunityService {
    * `community:verify-domain`); the service's own names and another community's domain stay refused.
    */
   async markDomainVerified(communityId: string): Promise<SettingsDto> {
-    const row = await this.prisma.community.findUniqueOrThrow({
-      where: { id: communityId },
-      select: COMMUNITY_SELECT,
-    });
+    const row = await this.communities.find(communityId);
     if (!row.customDomainPending) {
       throw Errors.badRequest('The community has no pending custom domain', 'customDomain');
     }
@@ -243,21 +214,14 @@ export class CommunityService {
   ): Promise<SdkCommunityDto> {
     const domains: (string | null)[] = [];
     const view = await this.prisma.$transaction(async (tx) => {
-      const before = await tx.community.findUniqueOrThrow({
-        where: { id: communityId },
-        select: COMMUNITY_SELECT,
-      });
+      const before = await this.communities.find(communityId, tx);
       const columns = change(before);
       const changedColumns = (Object.keys(columns) as (keyof Columns)[]).filter(
         (column) => !same(columns[column], before[column]),
       );
       if (changedColumns.length === 0) return toView(before);
       domains.push(before.customDomain);
-      const after = await tx.community.update({
-        where: { id: communityId },
-        data: columns,
-        select: COMMUNITY_SELECT,
-      });
+      const after = await this.communities.update(tx, communityId, columns);
       const community = toView(after);
       // the pending-domain columns are the only ones not named as they are in the view
       const changed = [
@@ -292,10 +256,7 @@ export class CommunityService {
   }
 
   private async assertNotActiveElsewhere(communityId: string, domain: string): Promise<void> {
-    const holder = await this.prisma.community.findUnique({
-      where: { customDomain: domain },
-      select: { id: true },
-    });
+    const holder = await this.communities.findByCustomDomain(domain);
     if (holder && holder.id !== communityId) {
       throw Errors.conflict(`The custom domain '${domain}' is used by another community`);
     }

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../../common/http/request-context';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { LikeDto, UnlikeDto } from './dto/like.dto';
+import { LikesStore } from './likes.store';
 import { ParentLookupService, ParentRef } from './parent-lookup.service';
 
 /** One like per member per item (unique key), so liking again is a no-op that answers the same like. */
@@ -11,31 +11,21 @@ import { ParentLookupService, ParentRef } from './parent-lookup.service';
 export class LikesService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly likes: LikesStore,
     private readonly parents: ParentLookupService,
     private readonly outbox: OutboxService,
   ) {}
 
   /**
    * Likes the item. `created` is false when the member had already liked it; then nothing changes
-   * and no event is written. ON CONFLICT DO NOTHING makes two concurrent likes of one member
-   * settle on one row without an error; the counter is the trigger's, read back in the transaction.
+   * and no event is written; two concurrent likes of one member settle on one row without an error
+   * (LikesStore.insertOrFind). The counter is the trigger's, read back in the transaction.
    */
   async like(ref: ParentRef, actor: Actor): Promise<{ created: boolean; like: LikeDto }> {
     return this.prisma.$transaction(async (tx) => {
       await this.parents.lock(tx, ref);
-      const inserted = await tx.$queryRaw<{ id: string; createdAt: Date }[]>`
-        INSERT INTO likes (id, community_id, parent_type, parent_id, user_id)
-        VALUES (${randomUUID()}::uuid, ${ref.communityId}::uuid, ${ref.parentType}::"ParentType",
-                ${ref.parentId}::uuid, ${actor.userId}::uuid)
-        ON CONFLICT (community_id, parent_type, parent_id, user_id) DO NOTHING
-        RETURNING id, created_at AS "createdAt"`;
-      const created = inserted.length > 0;
-      const row =
-        inserted[0] ??
-        (await tx.like.findUniqueOrThrow({
-          where: { communityId_parentType_parentId_userId: { ...ref, userId: actor.userId } },
-          select: { id: true, createdAt: true },
-        }));
+      const row = await this.likes.insertOrFind(tx, ref, actor.userId);
+      const created = row.created;
       const { likeCount } = await this.parents.counts(tx, ref);
       const like: LikeDto = {
         id: row.id,
@@ -55,7 +45,7 @@ export class LikesService {
   async unlike(ref: ParentRef, actor: Actor): Promise<UnlikeDto> {
     return this.prisma.$transaction(async (tx) => {
       await this.parents.lock(tx, ref);
-      await tx.like.deleteMany({ where: { ...ref, userId: actor.userId } });
+      await this.likes.delete(tx, ref, actor.userId);
       const { likeCount } = await this.parents.counts(tx, ref);
       return { parentType: ref.parentType, parentId: ref.parentId, liked: false as const, likeCount };
     });

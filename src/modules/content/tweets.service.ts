@@ -2,44 +2,33 @@ import { Injectable } from '@nestjs/common';
 import { PostingRule } from '../../common/access/posting';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, TenantContext } from '../../common/http/request-context';
-import { newestFirstList, newestFirstPage, responseColumns } from '../../common/pagination/newest-first-page';
 import type { Page } from '../../common/pagination/page-query.dto';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
 import type { TweetDto } from './dto/tweet.dto';
-
-const TWEET_COLUMNS = responseColumns([
-  'id',
-  'communityId',
-  'authorId',
-  'content',
-  'likeCount',
-  'commentCount',
-  'createdAt',
-  'updatedAt',
-]);
-const TWEET_SELECT = TWEET_COLUMNS.select;
-const TWEET_LIST = newestFirstList('tweets', TWEET_COLUMNS.sql);
+import { TweetsStore } from './tweets.store';
 
 @Injectable()
 export class TweetsService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly tweets: TweetsStore,
     private readonly outbox: OutboxService,
     private readonly posting: PostingRule,
   ) {}
 
   /** Newest first; the id breaks ties so pages never overlap or skip (docs/product-decisions.md#4-lists). */
   list(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
-    return newestFirstPage<TweetDto>(this.prisma, TWEET_LIST, communityId, page);
+    return this.tweets.page(communityId, page);
   }
 
   async create(tenant: TenantContext, actor: Actor, content: string): Promise<TweetDto> {
     await this.posting.assertMayPost(tenant);
     return this.prisma.$transaction(async (tx) => {
-      const tweet = await tx.tweet.create({
-        data: { communityId: tenant.communityId, authorId: actor.userId, content },
-        select: TWEET_SELECT,
+      const tweet = await this.tweets.create(tx, {
+        communityId: tenant.communityId,
+        authorId: actor.userId,
+        content,
       });
       await this.outbox.record(tx, tenant.communityId, 'tweet.created', { tweet });
       return tweet;
@@ -49,11 +38,7 @@ export class TweetsService {
   async update(tenant: TenantContext, actor: Actor, id: string, content: string): Promise<TweetDto> {
     return this.prisma.$transaction(async (tx) => {
       await this.findEditable(tx, tenant, actor, id);
-      const tweet = await tx.tweet.update({
-        where: { communityId_id: { communityId: tenant.communityId, id } },
-        data: { content },
-        select: TWEET_SELECT,
-      });
+      const tweet = await this.tweets.update(tx, tenant.communityId, id, content);
       await this.outbox.record(tx, tenant.communityId, 'tweet.updated', { tweet });
       return tweet;
     });
@@ -63,7 +48,7 @@ export class TweetsService {
   async remove(tenant: TenantContext, actor: Actor, id: string): Promise<{ id: string; deleted: true }> {
     return this.prisma.$transaction(async (tx) => {
       const tweet = await this.findEditable(tx, tenant, actor, id);
-      await tx.tweet.delete({ where: { communityId_id: { communityId: tenant.communityId, id } } });
+      await this.tweets.delete(tx, tenant.communityId, id);
       await this.outbox.record(tx, tenant.communityId, 'tweet.deleted', { tweet });
       return { id, deleted: true as const };
     });
@@ -74,10 +59,7 @@ export class TweetsService {
    * is a 404, exactly like a missing one.
    */
   private async findEditable(tx: Tx, tenant: TenantContext, actor: Actor, id: string): Promise<TweetDto> {
-    const tweet = await tx.tweet.findUnique({
-      where: { communityId_id: { communityId: tenant.communityId, id } },
-      select: TWEET_SELECT,
-    });
+    const tweet = await this.tweets.find(tx, tenant.communityId, id);
     if (!tweet) throw Errors.notFound('Tweet');
     this.posting.assertMayChange(tenant, actor, tweet.authorId, 'tweet');
     return tweet;

@@ -4,11 +4,12 @@ import { AdvertisementsController } from './advertisements.controller';
 import { AdvertisementsService } from './advertisements.service';
 import { SidebarController } from './sidebar.controller';
 import { SidebarService } from './sidebar.service';
+import { CustomizationsStore } from './customizations.store';
 
 /** /api/sdk/customization: the sidebar and advertisements. */
 @Module({
   imports: [EventsModule],
   controllers: [SidebarController, AdvertisementsController],
-  providers: [SidebarService, AdvertisementsService],
+  providers: [SidebarService, AdvertisementsService, CustomizationsStore],
 })
 export class CustomizationModule {}

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import { CustomizationsStore } from './customizations.store';
 import type { SidebarDto, SidebarItemDto } from './dto/sidebar.dto';
 
 /** Only the documented keys, in a fixed order: what is stored is exactly what was validated. */
@@ -13,14 +14,12 @@ function toStoredItem(item: SidebarItemDto): SidebarItemDto {
 export class SidebarService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly customizations: CustomizationsStore,
     private readonly outbox: OutboxService,
   ) {}
 
   async get(communityId: string): Promise<SidebarDto> {
-    const row = await this.prisma.customization.findUnique({
-      where: { communityId },
-      select: { sidebar: true, updatedAt: true },
-    });
+    const row = await this.customizations.findSidebar(communityId);
     return { items: (row?.sidebar ?? []) as unknown as SidebarItemDto[], updatedAt: row?.updatedAt ?? null };
   }
 
@@ -28,13 +27,8 @@ export class SidebarService {
   replace(communityId: string, items: SidebarItemDto[]): Promise<SidebarDto> {
     const sidebar = items.map(toStoredItem);
     return this.prisma.$transaction(async (tx) => {
-      const row = await tx.customization.upsert({
-        where: { communityId },
-        create: { communityId, sidebar: sidebar as object[] },
-        update: { sidebar: sidebar as object[] },
-        select: { updatedAt: true },
-      });
-      const result = { items: sidebar, updatedAt: row.updatedAt };
+      const updatedAt = await this.customizations.replaceSidebar(tx, communityId, sidebar as object[]);
+      const result = { items: sidebar, updatedAt };
       await this.outbox.record(tx, communityId, 'customization.updated', {
         kind: 'sidebar',
         sidebar: result,

@@ -3,6 +3,7 @@ import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
+import { EmbedSessionsStore } from './embed-sessions.store';
 import { OutboxService } from '../events/outbox.service';
 import { CreateEmbedSessionDto, EMBED_TTL, EmbedSessionDto } from './dto/create-embed-session.dto';
 
@@ -21,6 +22,7 @@ export interface EmbedClaims {
 export class EmbedSessionsService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly sessions: EmbedSessionsStore,
     private readonly outbox: OutboxService,
     private readonly jwt: JwtService,
     private readonly config: AppConfig,
@@ -32,16 +34,13 @@ export class EmbedSessionsService {
     const exp = iat + (dto.ttlSeconds ?? EMBED_TTL.default);
     const allowedOrigin = dto.allowedOrigin ?? null;
     return this.prisma.$transaction(async (tx) => {
-      const session = await tx.embedSession.create({
-        data: {
-          id,
-          communityId,
-          createdById,
-          allowedOrigin,
-          userRef: dto.userRef ?? null,
-          expiresAt: new Date(exp * 1000),
-        },
-        select: { id: true, allowedOrigin: true, userRef: true, expiresAt: true, createdAt: true },
+      const session = await this.sessions.create(tx, {
+        id,
+        communityId,
+        createdById,
+        allowedOrigin,
+        userRef: dto.userRef ?? null,
+        expiresAt: new Date(exp * 1000),
       });
       const embedUrl = `${this.config.publicBaseUrl}/embed/${communityId}?session=${id}`;
       // The event describes the session; the token is a credential and never leaves this response.

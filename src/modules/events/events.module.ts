@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { OutboxEventsStore } from './outbox-events.store';
 import { OutboxService } from './outbox.service';
 
-@Module({ providers: [OutboxService], exports: [OutboxService] })
+@Module({ providers: [OutboxService, OutboxEventsStore], exports: [OutboxService] })
 export class EventsModule {}

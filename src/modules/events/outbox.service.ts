@@ -3,6 +3,7 @@ import type { Prisma } from '../../generated/prisma/client';
 import { currentRequestId } from '../../logging/request-id';
 import type { Tx } from '../../prisma/prisma.service';
 import { buildEventBody, EventBody } from './event-body';
+import { OutboxEventsStore } from './outbox-events.store';
 import type { EventData, SubscribableEvent } from './event-catalog';
 
 /** Turns Dates into ISO strings and drops undefined, as the event will look on the wire. */
@@ -17,6 +18,8 @@ function toJson(value: unknown): Prisma.InputJsonValue {
  */
 @Injectable()
 export class OutboxService {
+  constructor(private readonly events: OutboxEventsStore) {}
+
   async record<K extends SubscribableEvent>(
     tx: Tx,
     communityId: string,
@@ -25,22 +28,17 @@ export class OutboxService {
   ): Promise<EventBody> {
     const payload = toJson(buildEventBody(type, communityId, data));
     const body = payload as unknown as EventBody; // as stored and as the receiver will get it
-    await tx.outboxEvent.create({
-      data: {
-        communityId,
-        messageId: body.id,
-        eventType: type,
-        payload,
-        requestId: currentRequestId() ?? null,
-      },
+    await this.events.append(tx, {
+      communityId,
+      messageId: body.id,
+      eventType: type,
+      payload,
+      requestId: currentRequestId() ?? null,
     });
     return body;
   }
 
-  /**
-   * Set-based variant for bulk changes: one INSERT … SELECT FROM unnest for all events, in the
-   * order given (Prisma's createMany builds a statement per call shape and is far slower cold).
-   */
+  /** Set-based variant for bulk changes: all events in one statement, in the order given. */
   async recordMany<K extends SubscribableEvent>(
     tx: Tx,
     communityId: string,
@@ -51,10 +49,12 @@ export class OutboxService {
     const bodies = items.map((data) => buildEventBody(type, communityId, data));
     const messageIds = bodies.map((b) => b.id);
     const payloads = bodies.map((b) => JSON.stringify(b));
-    await tx.$executeRaw`
-      INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id)
-      SELECT ${communityId}::uuid, e.message_id, ${type}, e.payload::jsonb, ${currentRequestId() ?? null}::text
-        FROM unnest(${messageIds}::text[], ${payloads}::text[]) WITH ORDINALITY AS e(message_id, payload, ord)
-       ORDER BY e.ord`;
+    await this.events.appendMany(tx, {
+      communityId,
+      eventType: type,
+      messageIds,
+      payloads,
+      requestId: currentRequestId() ?? null,
+    });
   }
 }

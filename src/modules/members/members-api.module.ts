@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
+import { UsersStoreModule } from '../auth/users.store';
 import { TenancyModule } from '../tenancy/tenancy.module';
 import { MembersBulkService } from './members-bulk.service';
 import { MembersController } from './members.controller';
@@ -8,7 +9,7 @@ import { MembershipsModule } from './memberships.module';
 
 /** /api/sdk/members: list, role changes, single and bulk upsert. */
 @Module({
-  imports: [EventsModule, MembershipsModule, TenancyModule],
+  imports: [EventsModule, MembershipsModule, TenancyModule, UsersStoreModule],
   controllers: [MembersController],
   providers: [MembersService, MembersBulkService],
 })

@@ -2,7 +2,9 @@ import type { Role } from '../../generated/prisma/enums';
 import { Injectable } from '@nestjs/common';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
-import { MEMBER_SELECT, MemberView, toMemberView } from './member-view';
+import { UsersStore } from '../auth/users.store';
+import type { MemberView } from './member-view';
+import { MembershipsStore } from './memberships.store';
 import { normaliseEmail } from '../../common/validation/email';
 
 export interface MemberInput {
@@ -22,6 +24,8 @@ export interface MemberInput {
 export class MembershipsService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly store: MembershipsStore,
+    private readonly users: UsersStore,
     private readonly outbox: OutboxService,
   ) {}
 
@@ -39,30 +43,21 @@ export class MembershipsService {
   ): Promise<{ member: MemberView; created: boolean }> {
     const run = async (db: Tx) => {
       const email = normaliseEmail(input.email);
-      // ON CONFLICT DO NOTHING: an existing account is left exactly as it is (not even updated_at).
-      await db.$executeRaw`
-        INSERT INTO users (id, email, name, created_at, updated_at)
-        VALUES (gen_random_uuid(), ${email}, ${input.name ?? ''}, now(), now())
-            ON CONFLICT (email) DO NOTHING`;
-      const user = await db.user.findUniqueOrThrow({ where: { email }, select: { id: true, name: true } });
+      // an existing account is left exactly as it is (UsersStore.insertMissing)
+      await this.users.insertMissing(db, [email], [input.name ?? '']);
+      const user = (await this.users.findByEmail(email, db))!;
       const displayName = input.name ?? (input.ownAccount ? user.name : undefined);
-      const where = { communityId_userId: { communityId, userId: user.id } };
-      const before = await db.membership.findUnique({ where, select: { role: true, displayName: true } });
-      const row = await db.membership.upsert({
-        where,
-        create: {
-          communityId,
-          userId: user.id,
-          role: input.role ?? 'MEMBER',
-          displayName: displayName ?? '',
-        },
-        update: {
+      const before = await this.store.findByUser(db, communityId, user.id);
+      const member = await this.store.upsert(
+        db,
+        communityId,
+        user.id,
+        { role: input.role ?? 'MEMBER', displayName: displayName ?? '' },
+        {
           ...(input.role ? { role: input.role } : {}),
           ...(displayName !== undefined ? { displayName } : {}),
         },
-        select: MEMBER_SELECT,
-      });
-      const member = toMemberView(row);
+      );
       const created = before === null;
       // An event only for a real change: re-adding a member with the same name and role is a no-op.
       const changed = !created && (member.role !== before.role || member.name !== before.displayName);
@@ -77,11 +72,6 @@ export class MembershipsService {
 
   /** The community's first OWNER (earliest joined): whom a key made without a member acts as. */
   async firstOwner(communityId: string): Promise<{ id: string; email: string } | null> {
-    const row = await this.prisma.membership.findFirst({
-      where: { communityId, role: 'OWNER' },
-      orderBy: [{ joinedAt: 'asc' }, { id: 'asc' }],
-      select: { user: { select: { id: true, email: true } } },
-    });
-    return row?.user ?? null;
+    return this.store.firstOwner(communityId);
   }
 }

@@ -2,20 +2,14 @@ import { Injectable, Optional } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { permissionsOf, PERMISSIONS, Permission } from '../../common/access/permissions';
 import { Errors } from '../../common/errors/app-error';
-import { isUuid } from '../../common/validation/uuid';
 import type { Actor, AppRequest, TenantContext } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
-import { Prisma } from '../../generated/prisma/client';
-import type { Plan, Role } from '../../generated/prisma/enums';
-import { PrismaService } from '../../prisma/prisma.service';
+import type { Role } from '../../generated/prisma/enums';
 import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
+import { CommunitiesStore, TenantCommunityRow } from '../community/communities.store';
+import { MembershipsStore } from '../members/memberships.store';
 
-interface CommunityRow {
-  id: string;
-  slug: string;
-  plan: Plan;
-  featureOverrides: unknown;
-}
+type CommunityRow = TenantCommunityRow;
 
 /** The bus kind announcing a community's change (plan, features, slug, deletion); the id is its id. */
 export const COMMUNITY_INVALIDATION = 'community';
@@ -88,7 +82,8 @@ export class TenancyService {
   private readonly domains?: InvalidatingCache<{ id: string } | null>;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly communityStore: CommunitiesStore,
+    private readonly membershipStore: MembershipsStore,
     config: AppConfig,
     @Optional() private readonly bus?: InvalidationBus,
   ) {
@@ -188,33 +183,18 @@ export class TenancyService {
   }
 
   private community(ref: string): Promise<CommunityRow | undefined> {
-    const load = async () => {
-      const [row] = await this.prisma.$queryRaw<CommunityRow[]>`
-        SELECT id, slug, plan, feature_overrides AS "featureOverrides" FROM communities
-         WHERE ${isUuid(ref) ? Prisma.sql`id = ${ref}::uuid` : Prisma.sql`slug = ${ref}`}`;
-      return row;
-    };
+    const load = () => this.communityStore.findTenantRow(ref);
     return this.communities ? this.communities.get(ref, load, (row) => row !== undefined) : load();
   }
 
   /** The user's role in the community; null when not a member (kept too: adding a member announces it). */
   private role(communityId: string, userId: string): Promise<Role | null> {
-    const load = async () =>
-      (
-        await this.prisma.membership.findUnique({
-          where: { communityId_userId: { communityId, userId } },
-          select: { role: true },
-        })
-      )?.role ?? null;
+    const load = () => this.membershipStore.findRole(communityId, userId);
     return this.roles ? this.roles.get(membershipKey(communityId, userId), load) : load();
   }
 
   findCommunity(ref: string) {
-    return this.prisma.community.findFirst({ where: this.whereRef(ref), select: { id: true, slug: true } });
-  }
-
-  private whereRef(ref: string) {
-    return isUuid(ref) ? { id: ref.toLowerCase() } : { slug: ref.toLowerCase() };
+    return this.communityStore.findRef(ref);
   }
 
   /**
@@ -227,8 +207,7 @@ export class TenancyService {
     // A fully qualified name's trailing dot names the same host: strip it before comparing.
     const hostname = (request.hostname ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (!hostname || this.ownHostnames.has(hostname) || isIP(hostname.replace(/^\[|\]$/g, ''))) return null;
-    const load = () =>
-      this.prisma.community.findUnique({ where: { customDomain: hostname }, select: { id: true } });
+    const load = () => this.communityStore.findByCustomDomain(hostname);
     return this.domains ? this.domains.get(hostname, load) : load();
   }
 }

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { newestFirstList, newestFirstPage, responseColumns } from '../../common/pagination/newest-first-page';
+import type { Page } from '../../common/pagination/page-query.dto';
+import type { TaskStatus } from '../../generated/prisma/enums';
+import { PrismaService, Tx } from '../../prisma/prisma.service';
+import type { TaskDto } from './dto/task.dto';
+import type { ParentCounts } from './parent-ref';
+
+const TASK_COLUMNS = responseColumns(
+  [
+    'id',
+    'communityId',
+    'title',
+    'description',
+    'status',
+    'dueAt',
+    'createdById',
+    'likeCount',
+    'commentCount',
+    'createdAt',
+    'updatedAt',
+  ],
+  { status: 'status::text' },
+);
+const TASK_SELECT = TASK_COLUMNS.select;
+const TASK_LIST = newestFirstList('tasks', TASK_COLUMNS.sql);
+
+export interface NewTask {
+  communityId: string;
+  createdById: string;
+  title: string;
+  description?: string;
+  dueAt?: Date | null;
+  status?: TaskStatus;
+}
+
+/** The one owner of `tasks`' queries; every one is scoped by the community. */
+@Injectable()
+export class TasksStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Newest first, ties broken by id. */
+  page(communityId: string, page: { page: number; limit: number }): Promise<Page<TaskDto>> {
+    return newestFirstPage<TaskDto>(this.prisma, TASK_LIST, communityId, page);
+  }
+
+  find(communityId: string, id: string): Promise<TaskDto | null> {
+    return this.prisma.task.findUnique({
+      where: { communityId_id: { communityId, id } },
+      select: TASK_SELECT,
+    });
+  }
+
+  create(data: NewTask, tx: Tx = this.prisma): Promise<TaskDto> {
+    return tx.task.create({ data, select: TASK_SELECT });
+  }
+
+  /** The task's trigger-kept counters, or null when it is not in this community. */
+  async counts(db: PrismaService | Tx, communityId: string, id: string): Promise<ParentCounts | null> {
+    const rows = await db.$queryRaw<ParentCounts[]>`
+      SELECT like_count AS "likeCount", comment_count AS "commentCount"
+        FROM tasks WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid`;
+    return rows[0] ?? null;
+  }
+
+  /** FOR KEY SHARE on the task until the transaction ends (see ParentLookupService.lock); false when absent. */
+  async lockKey(tx: Tx, communityId: string, id: string): Promise<boolean> {
+    const rows = await tx.$queryRaw<unknown[]>`
+      SELECT 1 FROM tasks WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid FOR KEY SHARE`;
+    return rows.length > 0;
+  }
+}

@@ -1,0 +1,207 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/**
+ * One owner per table (docs/architecture.md#one-owner-per-table): each table of prisma/schema.prisma
+ * is read and written through its Prisma delegate or named in SQL by one store file only, and
+ * services call that store. A file beside the owner may name the table only inside a statement of
+ * its own table when splitting the statement would cost its atomicity or a round trip on a hot
+ * path; each such file is listed under `sharedWith` with the reason. Tests and benches are exempt.
+ */
+interface Ownership {
+  owner: string;
+  sharedWith?: Record<string, string>;
+}
+
+const TABLE_OWNERS: Record<string, Ownership> = {
+  users: {
+    owner: 'src/modules/auth/users.store.ts',
+    sharedWith: {
+      'src/modules/members/memberships.store.ts':
+        "a member is read with its account's e-mail in one JOIN (reads only: accounts are written by UsersStore)",
+    },
+  },
+  refresh_tokens: { owner: 'src/modules/auth/refresh-tokens.store.ts' },
+  portal_sessions: { owner: 'src/modules/auth/portal-sessions.store.ts' },
+  api_keys: { owner: 'src/modules/auth/api-keys.store.ts' },
+  communities: {
+    owner: 'src/modules/community/communities.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/core/webhook-endpoints.store.ts':
+        "locks the community row (FOR NO KEY UPDATE) in the endpoint create's transaction, which serialises that community's creates",
+      'src/modules/webhooks/portal/portal-links.store.ts':
+        "a portal link is redeemed and its community's slug read in one statement",
+    },
+  },
+  community_counters: {
+    // written only by the statement-level triggers of the counted tables (prisma/migrations)
+    owner: 'src/common/pagination/newest-first-page.ts',
+  },
+  memberships: {
+    owner: 'src/modules/members/memberships.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/portal/portal-links.store.ts':
+        'the members a portal link may be opened for are read with the link in one statement',
+    },
+  },
+  tweets: { owner: 'src/modules/content/tweets.store.ts' },
+  tasks: { owner: 'src/modules/content/tasks.store.ts' },
+  comments: { owner: 'src/modules/content/comments.store.ts' },
+  likes: { owner: 'src/modules/content/likes.store.ts' },
+  customizations: { owner: 'src/modules/customization/customizations.store.ts' },
+  advertisements: { owner: 'src/modules/customization/advertisements.store.ts' },
+  embed_sessions: { owner: 'src/modules/embed/embed-sessions.store.ts' },
+  webhook_portal_links: { owner: 'src/modules/webhooks/portal/portal-links.store.ts' },
+  outbox_events: {
+    owner: 'src/modules/events/outbox-events.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/worker/outbox.store.ts':
+        "the worker's side: the relay marks events relayed in the statement that writes their first attempts, and the pruner deletes only events no live attempt needs, in one statement each",
+      'src/modules/webhooks/requested-attempts.store.ts':
+        "the test route writes its already-relayed event and that event's attempt in one statement; resend reads the event with its attempts",
+      'src/modules/webhooks/delivery-log.store.ts':
+        "the delivery log's page reads each attempt's event type in one JOIN",
+      'src/modules/webhooks/worker/delivery-sweep.store.ts':
+        'due attempts are read with their event body in one JOIN',
+    },
+  },
+  webhook_endpoints: {
+    owner: 'src/modules/webhooks/core/webhook-endpoints.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/worker/outbox.store.ts':
+        "the relay fans each event out to its community's subscribed endpoints in the statement that writes the attempts",
+      'src/modules/webhooks/worker/delivery-attempts.store.ts':
+        'an attempt is claimed in the statement that reads its endpoint and secrets',
+      'src/modules/webhooks/delivery-log.store.ts':
+        "the log's page tells an unknown endpoint from an empty log in one statement",
+    },
+  },
+  webhook_secrets: {
+    owner: 'src/modules/webhooks/core/secrets/webhook-secrets.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/worker/delivery-attempts.store.ts':
+        'an attempt is claimed in the statement that reads its endpoint and secrets',
+    },
+  },
+  webhook_deliveries: {
+    // several stores, one per process and path (src/modules/webhooks/worker/README.md#state-postgresql-owns-it-redis-caches-it):
+    // each statement on the table has one home
+    owner: 'src/modules/webhooks/worker/delivery-attempts.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/worker/outbox.store.ts': "the relay's first attempts, the outbox pruner's check",
+      'src/modules/webhooks/worker/delivery-sweep.store.ts': 'the sweep, the overdue gauge',
+      'src/modules/webhooks/delivery-log.store.ts': "the API's paged log and last-day outcomes",
+      'src/modules/webhooks/requested-attempts.store.ts': "resend, recover, the test route's probe",
+    },
+  },
+  webhook_delivery_counters: {
+    // written only by the triggers on webhook_deliveries (prisma/migrations)
+    owner: 'src/modules/webhooks/delivery-log.store.ts',
+  },
+};
+
+/**
+ * Files that still query a table themselves, to be moved behind the table's owner (each is a
+ * service or the CLI's seed holding statements that belong in the named store). The test fails
+ * when one of them stops touching the table, so the list only shrinks.
+ */
+const NOT_YET_MOVED: Record<string, string[]> = {
+  // the login, token and API-key paths read accounts, refresh tokens and keys themselves
+  'src/modules/auth/auth.service.ts': ['users', 'memberships'],
+  'src/modules/auth/credentials.service.ts': ['users', 'api_keys'],
+  'src/modules/auth/token.service.ts': ['users', 'refresh_tokens', 'memberships'],
+  'src/modules/auth/users.service.ts': ['users'],
+  'src/modules/auth/session-revocations.service.ts': ['refresh_tokens', 'portal_sessions'],
+  // the account routes' key management and the caller's identity (one statement over three tables)
+  'src/modules/account/api-keys.service.ts': ['api_keys'],
+  'src/modules/account/identity.service.ts': ['users', 'communities', 'memberships'],
+  'src/modules/customization/advertisements.service.ts': ['advertisements'],
+  // the secrets' statements and the rotation's endpoint lock
+  'src/modules/webhooks/core/secrets/webhook-secrets.service.ts': ['webhook_secrets', 'webhook_endpoints'],
+  // the demo seed writes its rows in one transaction of its own
+  'src/cli/seed.ts': ['users', 'communities', 'memberships', 'tweets', 'tasks', 'comments', 'likes'],
+};
+
+const root = join(__dirname, '../..');
+
+/** model name → Prisma delegate, @@map → table, from the schema itself. */
+function schemaTables(): { delegate: string; table: string }[] {
+  const schema = readFileSync(join(root, 'prisma/schema.prisma'), 'utf8');
+  return [...schema.matchAll(/^model (\w+) \{([\s\S]*?)^\}/gm)].map(([, model, body]) => ({
+    delegate: model[0].toLowerCase() + model.slice(1),
+    table: /@@map\("(\w+)"\)/.exec(body)?.[1] ?? model,
+  }));
+}
+
+const DELEGATE_METHODS =
+  'findUnique|findUniqueOrThrow|findFirst|findFirstOrThrow|findMany|create|createMany|createManyAndReturn|' +
+  'update|updateMany|updateManyAndReturn|upsert|delete|deleteMany|count|aggregate|groupBy';
+
+/**
+ * Prisma's delegate (`tx.tweet.create(`), the table after an SQL keyword (`FROM tweets`, `JOIN`,
+ * `INTO`, `UPDATE`, …), or the table's name handed to a helper that builds SQL from it.
+ */
+function touches({ delegate, table }: { delegate: string; table: string }): RegExp {
+  return new RegExp(
+    `\\.${delegate}\\s*\\.\\s*(${DELEGATE_METHODS})\\b` +
+      `|\\b(FROM|JOIN|INTO|UPDATE|TABLE|USING)\\s+"?${table}"?\\b` +
+      `|(newestFirstList|Prisma\\.raw)\\(\\s*'${table}'`,
+  );
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+describe('each table has one owner', () => {
+  const tables = schemaTables();
+  const files = sourceFiles(join(root, 'src')).map((file) => ({
+    path: relative(root, file).split('\\').join('/'),
+    text: readFileSync(file, 'utf8'),
+  }));
+  const touching = (table: { delegate: string; table: string }) =>
+    files.filter((file) => touches(table).test(file.text)).map((file) => file.path);
+
+  it('names an owner for every table of the schema, and only those', () => {
+    expect(Object.keys(TABLE_OWNERS).sort()).toEqual(tables.map((t) => t.table).sort());
+  });
+
+  it.each(tables.map((t) => [t.table, t] as const))(
+    '%s is touched by its owner and the files it is shared with only',
+    (name, table) => {
+      const { owner, sharedWith = {} } = TABLE_OWNERS[name];
+      const notYetMoved = Object.keys(NOT_YET_MOVED).filter((file) => NOT_YET_MOVED[file].includes(name));
+      // a store still to be written (its table's statements are all in NOT_YET_MOVED) is not expected yet
+      const owners = existsSync(join(root, owner)) || notYetMoved.length === 0 ? [owner] : [];
+      expect(touching(table).sort()).toEqual([...owners, ...Object.keys(sharedWith), ...notYetMoved].sort());
+    },
+  );
+
+  it('gives each table a store file as its owner, or says why not', () => {
+    const notStores = Object.values(TABLE_OWNERS)
+      .map((o) => o.owner)
+      .filter((owner) => !owner.endsWith('.store.ts'));
+    // the pager of counted tables reads the counters the triggers keep; nothing else reads them
+    expect(notStores).toEqual(['src/common/pagination/newest-first-page.ts']);
+  });
+
+  it('recognises SQL, Prisma delegates and table names given to SQL helpers', () => {
+    const tweets = { delegate: 'tweet', table: 'tweets' };
+    expect(touches(tweets).test('await tx.tweet.create({')).toBe(true);
+    expect(touches(tweets).test('this.prisma.tweet\n      .findMany(')).toBe(true);
+    expect(touches(tweets).test('SELECT 1 FROM tweets t')).toBe(true);
+    expect(touches(tweets).test('INSERT INTO tweets (id)')).toBe(true);
+    expect(touches(tweets).test("newestFirstList('tweets', columns)")).toBe(true);
+    // an API value, a metric or a word in a comment is not the table
+    expect(touches(tweets).test("parentType: 'tweets'")).toBe(false);
+    expect(touches(tweets).test('// the tweets of a community')).toBe(false);
+    const deliveries = { delegate: 'webhookDelivery', table: 'webhook_deliveries' };
+    expect(touches(deliveries).test("'FROM webhook_deliveries_overdue'")).toBe(false);
+    expect(touches(deliveries).test('this.prisma.webhookDelivery.updateMany(')).toBe(true);
+    expect(touches(deliveries).test('this.prisma.webhookDeliveryCounter.count(')).toBe(false);
+  });
+});
