@@ -19,6 +19,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
     sharedWith: {
       'src/modules/members/memberships.store.ts':
         "a member is read with its account's e-mail in one JOIN (reads only: accounts are written by UsersStore)",
+      'src/modules/auth/api-keys.store.ts':
+        "the X-Api-Key check reads the key with its creator's e-mail in one indexed JOIN (reads only)",
     },
   },
   refresh_tokens: { owner: 'src/modules/auth/refresh-tokens.store.ts' },
@@ -31,6 +33,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "locks the community row (FOR NO KEY UPDATE) in the endpoint create's transaction, which serialises that community's creates",
       'src/modules/webhooks/portal/portal-links.store.ts':
         "a portal link is redeemed and its community's slug read in one statement",
+      'src/modules/auth/users.store.ts':
+        "the identity route reads the user with each membership's community slug and name in one prepared statement",
     },
   },
   community_counters: {
@@ -42,6 +46,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
     sharedWith: {
       'src/modules/webhooks/portal/portal-links.store.ts':
         'the members a portal link may be opened for are read with the link in one statement',
+      'src/modules/auth/users.store.ts':
+        'the identity route reads the user with their memberships in one prepared statement (reads only)',
     },
   },
   tweets: { owner: 'src/modules/content/tweets.store.ts' },
@@ -106,15 +112,6 @@ const TABLE_OWNERS: Record<string, Ownership> = {
  * when one of them stops touching the table, so the list only shrinks.
  */
 const NOT_YET_MOVED: Record<string, string[]> = {
-  // the login, token and API-key paths read accounts, refresh tokens and keys themselves
-  'src/modules/auth/auth.service.ts': ['users', 'memberships'],
-  'src/modules/auth/credentials.service.ts': ['users', 'api_keys'],
-  'src/modules/auth/token.service.ts': ['users', 'refresh_tokens', 'memberships'],
-  'src/modules/auth/users.service.ts': ['users'],
-  'src/modules/auth/session-revocations.service.ts': ['refresh_tokens', 'portal_sessions'],
-  // the account routes' key management and the caller's identity (one statement over three tables)
-  'src/modules/account/api-keys.service.ts': ['api_keys'],
-  'src/modules/account/identity.service.ts': ['users', 'communities', 'memberships'],
   'src/modules/customization/advertisements.service.ts': ['advertisements'],
   // the secrets' statements and the rotation's endpoint lock
   'src/modules/webhooks/core/secrets/webhook-secrets.service.ts': ['webhook_secrets', 'webhook_endpoints'],

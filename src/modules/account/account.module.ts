@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ApiKeysStoreModule } from '../auth/api-keys.store';
+import { UsersStoreModule } from '../auth/users.store';
 import { CommunitiesStoreModule } from '../community/communities.store';
 import { MembershipsModule } from '../members/memberships.module';
 import { AccountController } from './account.controller';
@@ -7,7 +9,7 @@ import { ApiKeysService } from './api-keys.service';
 import { CommunitiesService } from './communities.service';
 
 @Module({
-  imports: [CommunitiesStoreModule, MembershipsModule],
+  imports: [ApiKeysStoreModule, CommunitiesStoreModule, MembershipsModule, UsersStoreModule],
   controllers: [AccountController],
   providers: [IdentityService, ApiKeysService, CommunitiesService],
   exports: [ApiKeysService, CommunitiesService],

@@ -3,26 +3,16 @@ import type { FastifyRequest } from 'fastify';
 import type { CredentialCheck } from '../../common/http/credential-check';
 import type { Actor } from '../../common/http/request-context';
 import type { Permission } from '../../common/access/permissions';
-import { PrismaService } from '../../prisma/prisma.service';
 import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
 import { parseApiKey, secretMatches } from './api-key-format';
+import { type ApiKeyCredentialRow, ApiKeysStore } from './api-keys.store';
 import { SessionRevocationsService } from './session-revocations.service';
 import { type PortalClaims, TokenService } from './token.service';
+import { UsersStore } from './users.store';
 import { INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 
 export type CredentialResult =
   { status: 'none' } | { status: 'invalid'; message: string } | { status: 'ok'; actor: Actor };
-
-interface ApiKeyRow {
-  id: string;
-  communityId: string;
-  secretHash: string;
-  scopes: string[];
-  revokedAt: Date | null;
-  lastUsedAt: Date | null;
-  userId: string;
-  email: string;
-}
 
 interface UserRow {
   id: string;
@@ -57,17 +47,18 @@ export class CredentialsService implements CredentialCheck {
    * revoked reaches every instance within the bus's delivery time), and trusts the cache only while
    * its subscription is live (see InvalidationBus). Unknown keys are not kept.
    */
-  private readonly apiKeys?: InvalidatingCache<ApiKeyRow | undefined>;
-  private readonly users?: InvalidatingCache<UserRow | null>;
+  private readonly apiKeys?: InvalidatingCache<ApiKeyCredentialRow | undefined>;
+  private readonly userCache?: InvalidatingCache<UserRow | null>;
 
   constructor(
     private readonly tokens: TokenService,
-    private readonly prisma: PrismaService,
+    private readonly apiKeyRows: ApiKeysStore,
+    private readonly userRows: UsersStore,
     private readonly revocations: SessionRevocationsService,
     @Optional() bus?: InvalidationBus,
   ) {
     this.apiKeys = bus?.cache(API_KEY_INVALIDATION, { maxEntries: 50_000, maxAgeMs: IDENTITY_MAX_AGE_MS });
-    this.users = bus?.cache(USER_INVALIDATION, { maxEntries: 50_000, maxAgeMs: IDENTITY_MAX_AGE_MS });
+    this.userCache = bus?.cache(USER_INVALIDATION, { maxEntries: 50_000, maxAgeMs: IDENTITY_MAX_AGE_MS });
   }
 
   async authenticate(request: FastifyRequest): Promise<CredentialResult> {
@@ -144,12 +135,8 @@ export class CredentialsService implements CredentialCheck {
 
   /** A token's user, from memory while warm (a user never found is not kept). */
   private user(userId: string): Promise<UserRow | null> {
-    const load = () =>
-      this.prisma.user.findUnique({
-        where: { id: userId },
-        select: { id: true, email: true, isPlatformAdmin: true },
-      });
-    return this.users ? this.users.get(userId, load, (row) => row !== null) : load();
+    const load = () => this.userRows.findIdentity(userId);
+    return this.userCache ? this.userCache.get(userId, load, (row) => row !== null) : load();
   }
 
   /**
@@ -180,38 +167,25 @@ export class CredentialsService implements CredentialCheck {
     };
   }
 
-  private async checkedApiKey(parsed: { keyId: string; secret: string }): Promise<ApiKeyRow | undefined> {
-    const load = () => this.readApiKey(parsed.keyId);
+  private async checkedApiKey(parsed: {
+    keyId: string;
+    secret: string;
+  }): Promise<ApiKeyCredentialRow | undefined> {
+    const load = () => this.apiKeyRows.findForCredential(parsed.keyId);
     const key = this.apiKeys
       ? await this.apiKeys.get(parsed.keyId, load, (row) => row !== undefined)
       : await load();
     return key && !key.revokedAt && secretMatches(parsed.secret, key.secretHash) ? key : undefined;
   }
 
-  /** The key and its creator: one indexed join. */
-  private async readApiKey(keyId: string): Promise<ApiKeyRow | undefined> {
-    const [key] = await this.prisma.$queryRaw<ApiKeyRow[]>`
-      SELECT k.id, k.community_id AS "communityId", k.secret_hash AS "secretHash", k.scopes,
-             k.revoked_at AS "revokedAt", k.last_used_at AS "lastUsedAt", u.id AS "userId", u.email
-        FROM api_keys k JOIN users u ON u.id = k.created_by_id
-       WHERE k.key_id = ${keyId}`;
-    return key;
-  }
-
-  private touch(key: ApiKeyRow): void {
+  private touch(key: ApiKeyCredentialRow): void {
     const { id, lastUsedAt } = key;
     const now = Date.now();
     if (lastUsedAt && now - lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
     // the cached row remembers the write, so a warm cache writes once a minute too
     key.lastUsedAt = new Date(now);
-    this.prisma.apiKey
-      .updateMany({
-        where: {
-          id,
-          OR: [{ lastUsedAt: null }, { lastUsedAt: { lt: new Date(now - LAST_USED_RESOLUTION_MS) } }],
-        },
-        data: { lastUsedAt: new Date(now) },
-      })
+    this.apiKeyRows
+      .touch(id, new Date(now), LAST_USED_RESOLUTION_MS)
       .catch((err: unknown) => this.logger.warn({ err }, 'could not record API key use'));
   }
 }

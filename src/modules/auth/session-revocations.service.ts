@@ -1,7 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { PrismaService } from '../../prisma/prisma.service';
 import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
+import { PortalSessionsStore } from './portal-sessions.store';
+import { RefreshTokensStore } from './refresh-tokens.store';
 
 /** The bus kind under which a refresh family's revocation is announced. */
 export const SESSION_INVALIDATION = 'session';
@@ -20,7 +20,7 @@ export const PORTAL_SESSION_INVALIDATION = 'portal-session';
  * A family is revoked as soon as any of its rows is: a refresh that raced the revocation may have
  * added a row after it, and that row must be refused too (docs/product-decisions.md#2-identities-login-api-keys).
  *
- * The one owner of portal_sessions' queries. The bus is absent in the CLI (no Redis there): then
+ * The rows are RefreshTokensStore's and PortalSessionsStore's. The bus is absent in the CLI (no Redis there): then
  * every check reads the database and a revocation is not announced.
  */
 @Injectable()
@@ -29,7 +29,8 @@ export class SessionRevocationsService {
   private readonly portalCache?: InvalidatingCache<boolean>;
 
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly refreshTokens: RefreshTokensStore,
+    private readonly portalSessions: PortalSessionsStore,
     @Optional() private readonly bus?: InvalidationBus,
   ) {
     // maxAgeMs bounds the harm of a lost publish from an instance cut off from Redis.
@@ -46,58 +47,38 @@ export class SessionRevocationsService {
   }
 
   /** The family's state read now, bypassing the cache (the refresh paths' second look after a refusal). */
-  async isRevokedInDatabase(familyId: string): Promise<boolean> {
-    const row = await this.prisma.refreshToken.findFirst({
-      where: { familyId, revokedAt: { not: null } },
-      select: { id: true },
-    });
-    return row !== null;
+  isRevokedInDatabase(familyId: string): Promise<boolean> {
+    return this.refreshTokens.isFamilyRevoked(familyId);
   }
 
   /** Revokes every refresh token of the family and tells every instance. Answers whether any was live. */
   async revoke(familyId: string): Promise<boolean> {
-    const { count } = await this.prisma.refreshToken.updateMany({
-      where: { familyId, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
+    const count = await this.refreshTokens.revokeFamily(familyId);
     await this.bus?.publish(SESSION_INVALIDATION, familyId);
     return count > 0;
   }
 
   /** Records the session a portal link opens; its id is the `sid` of the session's token. */
-  async openPortalSession(session: {
+  openPortalSession(session: {
     userId: string;
     communityId: string;
     linkId: string;
     expiresAt: Date;
   }): Promise<string> {
-    const { id } = await this.prisma.portalSession.create({
-      data: { id: randomUUID(), ...session },
-      select: { id: true },
-    });
-    return id;
+    return this.portalSessions.create(session);
   }
 
   /** A session with no row (its link was deleted with its community) counts as revoked. */
   isPortalSessionRevoked(sessionId: string): Promise<boolean> {
-    const load = async () => {
-      const row = await this.prisma.portalSession.findUnique({
-        where: { id: sessionId },
-        select: { revokedAt: true },
-      });
-      return !row || row.revokedAt !== null;
-    };
+    const load = async () => (await this.portalSessions.revokedAt(sessionId)) !== null;
     return this.portalCache ? this.portalCache.get(sessionId, load) : load();
   }
 
   /** Ends one portal session on every instance. Answers whether it was live. */
   async revokePortalSession(sessionId: string): Promise<boolean> {
-    const { count } = await this.prisma.portalSession.updateMany({
-      where: { id: sessionId, revokedAt: null },
-      data: { revokedAt: new Date() },
-    });
+    const revoked = await this.portalSessions.revoke(sessionId);
     await this.bus?.publish(PORTAL_SESSION_INVALIDATION, sessionId);
-    return count > 0;
+    return revoked;
   }
 
   /**
@@ -105,18 +86,10 @@ export class SessionRevocationsService {
    * one by one so that every instance drops exactly those. Answers how many sessions were live.
    */
   async revokeAllOf(userId: string): Promise<number> {
-    const families = await this.prisma.$queryRaw<{ familyId: string }[]>`
-      WITH revoked AS (
-        UPDATE refresh_tokens SET revoked_at = now()
-         WHERE user_id = ${userId}::uuid AND revoked_at IS NULL
-     RETURNING family_id)
-      SELECT DISTINCT family_id::text AS "familyId" FROM revoked`;
-    const portals = await this.prisma.$queryRaw<{ id: string }[]>`
-      UPDATE portal_sessions SET revoked_at = now()
-       WHERE user_id = ${userId}::uuid AND revoked_at IS NULL
-   RETURNING id::text AS id`;
-    for (const { familyId } of families) await this.bus?.publish(SESSION_INVALIDATION, familyId);
-    for (const { id } of portals) await this.bus?.publish(PORTAL_SESSION_INVALIDATION, id);
+    const families = await this.refreshTokens.revokeAllOfUser(userId);
+    const portals = await this.portalSessions.revokeAllOfUser(userId);
+    for (const familyId of families) await this.bus?.publish(SESSION_INVALIDATION, familyId);
+    for (const id of portals) await this.bus?.publish(PORTAL_SESSION_INVALIDATION, id);
     return families.length + portals.length;
   }
 }

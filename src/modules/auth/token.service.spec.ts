@@ -1,9 +1,11 @@
 import { JwtService } from '@nestjs/jwt';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../../config/app-config';
-import type { PrismaService } from '../../prisma/prisma.service';
+import type { MembershipsStore } from '../members/memberships.store';
+import type { RefreshTokensStore } from './refresh-tokens.store';
 import type { SessionRevocationsService } from './session-revocations.service';
 import { TokenService, VERIFIED_TOKENS_KEPT } from './token.service';
+import type { UsersStore } from './users.store';
 
 /** Access tokens verified once are remembered until they expire, and only then. */
 describe('TokenService.verifyAccessToken', () => {
@@ -11,7 +13,9 @@ describe('TokenService.verifyAccessToken', () => {
   const newService = () =>
     new TokenService(
       jwt,
-      null as unknown as PrismaService,
+      null as unknown as RefreshTokensStore,
+      null as unknown as UsersStore,
+      null as unknown as MembershipsStore,
       null as unknown as AppConfig,
       null as unknown as SessionRevocationsService,
     );

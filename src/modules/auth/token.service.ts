@@ -6,9 +6,11 @@ import { Errors, INVALID_TOKEN_MESSAGE } from '../../common/errors/app-error';
 import { isUuid } from '../../common/validation/uuid';
 import { Prisma } from '../../generated/prisma/client';
 import { Role } from '../../generated/prisma/enums';
-import { PrismaService } from '../../prisma/prisma.service';
+import { MembershipsStore } from '../members/memberships.store';
 import { sha256Hex } from './api-key-format';
+import { type ClaimedRefreshRow, RefreshTokensStore } from './refresh-tokens.store';
 import { SessionRevocationsService } from './session-revocations.service';
+import { UsersStore } from './users.store';
 
 /** The Postgres schema that holds tenant rows: every community shares `public` in this layout. */
 export const TENANT_SCHEMA = 'public';
@@ -88,12 +90,6 @@ function hasWellFormedPortalClaims(claims: Partial<PortalClaims> | null | undefi
   );
 }
 
-interface ClaimedRefreshRow {
-  familyId: string;
-  userId: string;
-  communityId: string | null;
-}
-
 interface TokenUser {
   id: string;
   email: string;
@@ -112,7 +108,9 @@ export class TokenService {
 
   constructor(
     private readonly jwt: JwtService,
-    private readonly prisma: PrismaService,
+    private readonly refreshTokens: RefreshTokensStore,
+    private readonly users: UsersStore,
+    private readonly memberships: MembershipsStore,
     private readonly config: AppConfig,
     private readonly revocations: SessionRevocationsService,
   ) {}
@@ -184,17 +182,14 @@ export class TokenService {
    * (the row carrying its jti). One conditional UPDATE claims that row, so of two calls with one
    * access token exactly one gets a new pair; a replay of an already consumed pair is re-use, like
    * the re-use of a retired refresh token, and revokes the family. The UPDATE also checks the
-   * family (see claimRefreshRow).
+   * family (see RefreshTokensStore.claim).
    */
   async refreshFromAccessToken(claims: AccessClaims): Promise<TokenPair> {
     if (!isUuid(claims.jti)) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
-    const claimed = await this.claimRefreshRow(Prisma.sql`t.access_jti = ${claims.jti}::uuid
+    const claimed = await this.refreshTokens.claim(Prisma.sql`t.access_jti = ${claims.jti}::uuid
       AND t.family_id = ${claims.sid}::uuid`);
     if (!claimed) {
-      const pair = await this.prisma.refreshToken.findUnique({
-        where: { accessJti: claims.jti },
-        select: { familyId: true, usedAt: true, revokedAt: true },
-      });
+      const pair = await this.refreshTokens.findByAccessJti(claims.jti);
       if (pair && (pair.revokedAt || (await this.revocations.isRevokedInDatabase(pair.familyId)))) {
         throw Errors.unauthorized('This session has been revoked');
       }
@@ -212,12 +207,9 @@ export class TokenService {
   /** POST /auth/refresh-token: single use; a second use revokes every token of the family. */
   async refreshFromRefreshToken(refreshToken: string): Promise<TokenPair> {
     const tokenHash = sha256Hex(refreshToken);
-    const claimed = await this.claimRefreshRow(Prisma.sql`t.token_hash = ${tokenHash}`);
+    const claimed = await this.refreshTokens.claim(Prisma.sql`t.token_hash = ${tokenHash}`);
     if (claimed) return this.issueAfterClaim(claimed);
-    const stored = await this.prisma.refreshToken.findUnique({
-      where: { tokenHash },
-      select: { familyId: true, usedAt: true, revokedAt: true, expiresAt: true },
-    });
+    const stored = await this.refreshTokens.findByTokenHash(tokenHash);
     if (!stored || stored.revokedAt || stored.expiresAt <= new Date()) {
       throw Errors.unauthorized('Invalid or expired refresh token');
     }
@@ -229,27 +221,8 @@ export class TokenService {
     throw Errors.unauthorized('Refresh token was already used; the session has been revoked');
   }
 
-  /**
-   * Marks the matching refresh token used, in one statement that also checks its family: no row of
-   * the family may be revoked. A logout that ran while an earlier refresh of the same family was
-   * between its claim and its insert revoked every row but the one inserted after it; this check
-   * makes that last row useless as well (docs/product-decisions.md#2-identities-login-api-keys). Of two
-   * concurrent claims of one row, exactly one gets it.
-   */
-  private async claimRefreshRow(match: Prisma.Sql): Promise<ClaimedRefreshRow | null> {
-    const rows = await this.prisma.$queryRaw<ClaimedRefreshRow[]>`
-      UPDATE refresh_tokens t SET used_at = now()
-       WHERE ${match}
-         AND t.used_at IS NULL AND t.revoked_at IS NULL AND t.expires_at > now()
-         AND NOT EXISTS (SELECT 1 FROM refresh_tokens f
-                          WHERE f.family_id = t.family_id AND f.revoked_at IS NOT NULL)
-   RETURNING t.family_id::text AS "familyId", t.user_id::text AS "userId",
-             t.community_id::text AS "communityId"`;
-    return rows[0] ?? null;
-  }
-
   private async issueAfterClaim(claimed: ClaimedRefreshRow): Promise<TokenPair> {
-    const user = await this.prisma.user.findUnique({ where: { id: claimed.userId } });
+    const user = await this.users.findForLogin({ id: claimed.userId });
     if (!user) throw Errors.unauthorized(INVALID_TOKEN_MESSAGE);
     return this.issue(user, claimed.communityId, claimed.familyId);
   }
@@ -260,30 +233,23 @@ export class TokenService {
   }
 
   private async issue(user: TokenUser, communityId: string | null, familyId: string): Promise<TokenPair> {
-    const membership = communityId
-      ? await this.prisma.membership.findUnique({
-          where: { communityId_userId: { communityId, userId: user.id } },
-          select: { role: true },
-        })
-      : null;
+    const role = communityId ? await this.memberships.findRole(communityId, user.id) : null;
     const refreshToken = randomBytes(32).toString('base64url');
     const jti = randomUUID();
-    await this.prisma.refreshToken.create({
-      data: {
-        familyId,
-        accessJti: jti,
-        userId: user.id,
-        communityId,
-        tokenHash: sha256Hex(refreshToken),
-        expiresAt: new Date(Date.now() + this.config.refreshTokenTtlMs),
-      },
+    await this.refreshTokens.create({
+      familyId,
+      accessJti: jti,
+      userId: user.id,
+      communityId,
+      tokenHash: sha256Hex(refreshToken),
+      expiresAt: new Date(Date.now() + this.config.refreshTokenTtlMs),
     });
     const expiresIn = this.config.jwtExpiresInSeconds;
     const accessToken = this.jwt.sign(
       {
         userId: user.id,
         email: user.email,
-        role: membership?.role ?? null,
+        role,
         tenantId: communityId,
         tenantSchema: TENANT_SCHEMA,
         sid: familyId,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { PrismaService } from '../../prisma/prisma.service';
 import { PasswordService } from './password.service';
 import { SessionRevocationsService } from './session-revocations.service';
+import { UsersStore } from './users.store';
 import { normaliseEmail } from '../../common/validation/email';
 
 export interface NewUser {
@@ -14,17 +14,15 @@ export interface NewUser {
 @Injectable()
 export class UsersService {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly store: UsersStore,
     private readonly passwords: PasswordService,
     private readonly revocations: SessionRevocationsService,
   ) {}
 
   /** The account with this e-mail (compared as stored: trimmed, lower-case), or null. */
-  findByEmail(email: string): Promise<{ id: string; email: string } | null> {
-    return this.prisma.user.findUnique({
-      where: { email: normaliseEmail(email) },
-      select: { id: true, email: true },
-    });
+  async findByEmail(email: string): Promise<{ id: string; email: string } | null> {
+    const user = await this.store.findByEmail(normaliseEmail(email));
+    return user && { id: user.id, email: user.email };
   }
 
   /**
@@ -33,20 +31,17 @@ export class UsersService {
    */
   async setPassword(userId: string, password: string): Promise<void> {
     const passwordHash = await this.passwords.hash(password);
-    await this.prisma.user.update({ where: { id: userId }, data: { passwordHash } });
+    await this.store.setPasswordHash(userId, passwordHash);
     await this.revocations.revokeAllOf(userId);
   }
 
   /** E-mails are stored lower-cased, which makes them unique case-insensitively (409 on a clash). */
   async create(input: NewUser) {
-    return this.prisma.user.create({
-      data: {
-        email: normaliseEmail(input.email),
-        name: input.name ?? '',
-        passwordHash: input.password ? await this.passwords.hash(input.password) : null,
-        isPlatformAdmin: input.isPlatformAdmin ?? false,
-      },
-      select: { id: true, email: true, name: true, isPlatformAdmin: true, createdAt: true },
+    return this.store.create({
+      email: normaliseEmail(input.email),
+      name: input.name ?? '',
+      passwordHash: input.password ? await this.passwords.hash(input.password) : null,
+      isPlatformAdmin: input.isPlatformAdmin ?? false,
     });
   }
 }

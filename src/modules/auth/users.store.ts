@@ -1,5 +1,15 @@
 import { Injectable, Module } from '@nestjs/common';
+import type { Role } from '../../generated/prisma/enums';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
+
+/** A user and the communities they belong to, as the identity route shows them. */
+export interface UserWithMemberships {
+  id: string;
+  email: string;
+  name: string;
+  isPlatformAdmin: boolean;
+  memberships: { communityId: string; slug: string; name: string; role: Role }[];
+}
 
 const USER_SUMMARY = { id: true, email: true, name: true, isPlatformAdmin: true, createdAt: true } as const;
 
@@ -11,6 +21,37 @@ export class UsersStore {
   /** The whole row (the password hash included), for the login check and token issue only. */
   findForLogin(by: { email: string } | { id: string }) {
     return this.prisma.user.findUnique({ where: by });
+  }
+
+  /** Who a token's user is, as every Bearer request needs it. */
+  findIdentity(id: string): Promise<{ id: string; email: string; isPlatformAdmin: boolean } | null> {
+    return this.prisma.user.findUnique({
+      where: { id },
+      select: { id: true, email: true, isPlatformAdmin: true },
+    });
+  }
+
+  /**
+   * The user with their memberships (only those of `communityId` when given), oldest joined first,
+   * in ONE named prepared statement (PrismaService.preparedQuery): `GET /admin/sdk/me` is called on
+   * every SDK start and by health checks, and the ORM's nested read cost a round trip per relation.
+   * It reads `memberships` and `communities` beside `users` (reads only: their owners write them).
+   */
+  async findWithMemberships(userId: string, communityId: string | null): Promise<UserWithMemberships | null> {
+    const { rows } = await this.prisma.preparedQuery<UserWithMemberships>(
+      'identity',
+      `
+        SELECT u.id::text AS id, u.email, u.name, u.is_platform_admin AS "isPlatformAdmin",
+               coalesce((SELECT json_agg(json_build_object('communityId', m.community_id, 'slug', c.slug,
+                                                           'name', c.name, 'role', m.role)
+                                         ORDER BY m.joined_at)
+                           FROM memberships m JOIN communities c ON c.id = m.community_id
+                          WHERE m.user_id = u.id AND ($2::uuid IS NULL OR m.community_id = $2::uuid)),
+                        '[]') AS memberships
+          FROM users u WHERE u.id = $1::uuid`,
+      [userId, communityId],
+    );
+    return rows[0] ?? null;
   }
 
   findByEmail(email: string, tx: Tx = this.prisma) {
