@@ -4,6 +4,7 @@ import { toPage, type Page } from '../../common/pagination/page-query.dto';
 import type { Prisma } from '../../generated/prisma/client';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import { OutboxService } from '../events/outbox.service';
+import { AdvertisementsStore } from './advertisements.store';
 import type { AdvertisementsQueryDto } from './dto/active-ads.query';
 import type {
   AdvertisementDto,
@@ -11,21 +12,6 @@ import type {
   DeletedAdvertisementDto,
   UpdateAdvertisementDto,
 } from './dto/advertisement.dto';
-
-const AD_SELECT = {
-  id: true,
-  title: true,
-  imageUrl: true,
-  targetUrl: true,
-  placement: true,
-  startsAt: true,
-  endsAt: true,
-  isActive: true,
-  createdAt: true,
-  updatedAt: true,
-} as const;
-
-const NEWEST_START_FIRST = [{ startsAt: 'desc' as const }, { id: 'desc' as const }];
 
 function assertWindow(startsAt: Date, endsAt: Date): void {
   if (startsAt >= endsAt) throw Errors.badRequest('endsAt must be after startsAt', 'endsAt');
@@ -36,6 +22,7 @@ function assertWindow(startsAt: Date, endsAt: Date): void {
 export class AdvertisementsService {
   constructor(
     private readonly prisma: PrismaService,
+    private readonly store: AdvertisementsStore,
     private readonly outbox: OutboxService,
   ) {}
 
@@ -67,18 +54,14 @@ export class AdvertisementsService {
     const endsAt = new Date(dto.endsAt);
     assertWindow(startsAt, endsAt);
     return this.prisma.$transaction(async (tx) => {
-      const ad = await tx.advertisement.create({
-        data: {
-          communityId,
-          title: dto.title,
-          imageUrl: dto.imageUrl,
-          targetUrl: dto.targetUrl,
-          placement: dto.placement,
-          startsAt,
-          endsAt,
-          isActive: dto.isActive,
-        },
-        select: AD_SELECT,
+      const ad = await this.store.create(tx, communityId, {
+        title: dto.title,
+        imageUrl: dto.imageUrl,
+        targetUrl: dto.targetUrl,
+        placement: dto.placement,
+        startsAt,
+        endsAt,
+        isActive: dto.isActive,
       });
       await this.recordChange(tx, communityId, 'created', ad);
       return ad;
@@ -87,10 +70,7 @@ export class AdvertisementsService {
 
   update(communityId: string, id: string, dto: UpdateAdvertisementDto): Promise<AdvertisementDto> {
     return this.prisma.$transaction(async (tx) => {
-      const current = await tx.advertisement.findUnique({
-        where: { communityId_id: { communityId, id } },
-        select: { startsAt: true, endsAt: true },
-      });
+      const current = await this.store.findWindow(tx, communityId, id);
       if (!current) throw Errors.notFound('Advertisement');
       const { communityId: _tenant, startsAt, endsAt, ...fields } = dto;
       const window = {
@@ -98,11 +78,7 @@ export class AdvertisementsService {
         endsAt: endsAt !== undefined ? new Date(endsAt) : current.endsAt,
       };
       assertWindow(window.startsAt, window.endsAt);
-      const ad = await tx.advertisement.update({
-        where: { communityId_id: { communityId, id } },
-        data: { ...fields, ...window },
-        select: AD_SELECT,
-      });
+      const ad = await this.store.update(tx, communityId, id, { ...fields, ...window });
       await this.recordChange(tx, communityId, 'updated', ad);
       return ad;
     });
@@ -110,8 +86,7 @@ export class AdvertisementsService {
 
   remove(communityId: string, id: string): Promise<DeletedAdvertisementDto> {
     return this.prisma.$transaction(async (tx) => {
-      const deleted = await tx.advertisement.deleteMany({ where: { communityId, id } });
-      if (deleted.count === 0) throw Errors.notFound('Advertisement');
+      if (!(await this.store.delete(tx, communityId, id))) throw Errors.notFound('Advertisement');
       await this.outbox.record(tx, communityId, 'customization.updated', {
         kind: 'advertisement',
         action: 'deleted',
@@ -121,18 +96,12 @@ export class AdvertisementsService {
     });
   }
 
-  private async page(query: AdvertisementsQueryDto, where: Prisma.AdvertisementWhereInput) {
-    const [items, total] = await Promise.all([
-      this.prisma.advertisement.findMany({
-        where,
-        orderBy: NEWEST_START_FIRST,
-        skip: (query.page - 1) * query.limit,
-        take: query.limit,
-        select: AD_SELECT,
-      }),
-      this.prisma.advertisement.count({ where }),
-    ]);
-    return toPage(items, query, total);
+  private async page(
+    query: AdvertisementsQueryDto,
+    where: Prisma.AdvertisementWhereInput & { communityId: string },
+  ) {
+    const { rows, total } = await this.store.page(where, (query.page - 1) * query.limit, query.limit);
+    return toPage(rows, query, total);
   }
 
   private recordChange(

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { EventsModule } from '../events/events.module';
 import { AdvertisementsController } from './advertisements.controller';
 import { AdvertisementsService } from './advertisements.service';
+import { AdvertisementsStore } from './advertisements.store';
 import { SidebarController } from './sidebar.controller';
 import { SidebarService } from './sidebar.service';
 import { CustomizationsStore } from './customizations.store';
@@ -10,6 +11,6 @@ import { CustomizationsStore } from './customizations.store';
 @Module({
   imports: [EventsModule],
   controllers: [SidebarController, AdvertisementsController],
-  providers: [SidebarService, AdvertisementsService, CustomizationsStore],
+  providers: [SidebarService, AdvertisementsService, AdvertisementsStore, CustomizationsStore],
 })
 export class CustomizationModule {}
