@@ -3,6 +3,8 @@ import { Test } from '@nestjs/testing';
 import { AppConfig, loadConfig } from '../../src/config/app-config';
 import { PrismaService } from '../../src/prisma/prisma.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
+import { WebhookSecretsStore } from '../../src/modules/webhooks/core/secrets/webhook-secrets.store';
+import { WebhookEndpointsStore } from '../../src/modules/webhooks/core/webhook-endpoints.store';
 import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from '../../src/worker.module';
 
@@ -58,7 +60,12 @@ export async function createEndpoint(
   communityId: string,
   options: { url: string; events: string[]; isActive?: boolean; disabledAt?: Date },
 ): Promise<{ id: string; secret: string }> {
-  const secrets = new WebhookSecretsService(prisma, config);
+  const secrets = new WebhookSecretsService(
+    prisma,
+    new WebhookSecretsStore(prisma),
+    new WebhookEndpointsStore(prisma),
+    config,
+  );
   return prisma.$transaction(async (tx) => {
     const endpoint = await tx.webhookEndpoint.create({
       data: {

@@ -63,6 +63,16 @@ export class WebhookEndpointsStore {
     return tx.webhookEndpoint.count({ where: { communityId } });
   }
 
+  /**
+   * Locks the endpoint row (FOR UPDATE) for the rest of the transaction, so changes to its secrets
+   * apply one after another; false when the community has no such endpoint.
+   */
+  async lockForSecretChange(tx: Tx, communityId: string, id: string): Promise<boolean> {
+    const locked = await tx.$queryRaw<{ id: string }[]>`
+      SELECT id FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid FOR UPDATE`;
+    return locked.length > 0;
+  }
+
   create(tx: Tx, communityId: string, data: { url: string; events: string[]; description: string }) {
     return tx.webhookEndpoint.create({ data: { communityId, ...data }, select: WEBHOOK_SELECT });
   }

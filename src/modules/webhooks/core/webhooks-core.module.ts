@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { defaultResolveAll } from './delivery/delivery-agent';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
+import { WebhookSecretsStore } from './secrets/webhook-secrets.store';
 import { WebhookEndpointsStore } from './webhook-endpoints.store';
 
 /**
@@ -14,6 +15,7 @@ import { WebhookEndpointsStore } from './webhook-endpoints.store';
   providers: [
     WebhookEndpointsStore,
     WebhookSecretsService,
+    WebhookSecretsStore,
     WebhookSender,
     { provide: WEBHOOK_DNS_LOOKUP, useValue: defaultResolveAll },
   ],

@@ -3,8 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { Errors } from '../../../../common/errors/app-error';
 import { AppConfig } from '../../../../config/app-config';
 import { PrismaService, Tx } from '../../../../prisma/prisma.service';
+import { WebhookEndpointsStore } from '../webhook-endpoints.store';
 import { SECRET_PREFIX } from '../delivery/sign';
 import { SecretKeyRing } from './secret-cipher';
+import { WebhookSecretsStore } from './webhook-secrets.store';
 
 /** How many stored secrets one encryption key holds, and where that key stands in the ring. */
 export interface SecretsUnderKey {
@@ -38,11 +40,6 @@ export function generateWebhookSecret(): string {
   return SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
-/** A secret is live while it has no expiry or its expiry is still ahead. */
-function liveAt(now: Date) {
-  return { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] };
-}
-
 /**
  * Signing secrets of webhook endpoints: minted, rotated with an overlap window, and read back
  * decrypted only for signing. Plaintext leaves this service only as the return value of create and
@@ -54,6 +51,8 @@ export class WebhookSecretsService {
 
   constructor(
     private readonly prisma: PrismaService,
+    private readonly store: WebhookSecretsStore,
+    private readonly endpoints: WebhookEndpointsStore,
     private readonly config: AppConfig,
   ) {
     this.cipher = new SecretKeyRing(config.webhookEncryptionKeys);
@@ -62,9 +61,7 @@ export class WebhookSecretsService {
   /** The first secret of a new endpoint, written in the caller's transaction. */
   async create(tx: Tx, communityId: string, endpointId: string, createdAt = new Date()): Promise<string> {
     const secret = generateWebhookSecret();
-    await tx.webhookSecret.create({
-      data: { communityId, endpointId, createdAt, ...this.cipher.encrypt(secret) },
-    });
+    await this.store.create(tx, { communityId, endpointId, createdAt, ...this.cipher.encrypt(secret) });
     return secret;
   }
 
@@ -75,33 +72,24 @@ export class WebhookSecretsService {
    */
   async rotate(communityId: string, endpointId: string): Promise<string> {
     return this.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid FOR UPDATE`;
-      if (locked.length === 0) throw Errors.notFound('Webhook endpoint');
-      const now = new Date();
-      const scope = { communityId, endpointId };
-      // expired secrets can never sign again: drop them so the table holds only what matters
-      await tx.webhookSecret.deleteMany({ where: { ...scope, expiresAt: { lte: now } } });
-      const newest = await tx.webhookSecret.findFirst({ where: scope, orderBy: { createdAt: 'desc' } });
-      await tx.webhookSecret.updateMany({
-        where: { ...scope, expiresAt: null },
-        data: { expiresAt: new Date(now.getTime() + this.config.webhookSecretOverlapMs) },
-      });
-      // strictly after the newest, so "newest first" never depends on clock ties
-      const createdAt = newest && newest.createdAt >= now ? new Date(newest.createdAt.getTime() + 1) : now;
-      const secret = await this.create(tx, communityId, endpointId, createdAt);
-      const live = await tx.webhookSecret.findMany({
-        where: { ...scope, ...liveAt(now) },
-        orderBy: { createdAt: 'desc' },
-        select: { id: true },
-      });
-      const retired = live.slice(this.config.WEBHOOK_MAX_LIVE_SECRETS).map((s) => s.id);
-      if (retired.length > 0) {
-        await tx.webhookSecret.updateMany({
-          where: { ...scope, id: { in: retired } },
-          data: { expiresAt: now },
-        });
+      if (!(await this.endpoints.lockForSecretChange(tx, communityId, endpointId))) {
+        throw Errors.notFound('Webhook endpoint');
       }
+      const now = new Date();
+      await this.store.deleteExpired(tx, communityId, endpointId, now);
+      const newest = await this.store.newestCreatedAt(tx, communityId, endpointId);
+      await this.store.expireOpenEnded(
+        tx,
+        communityId,
+        endpointId,
+        new Date(now.getTime() + this.config.webhookSecretOverlapMs),
+      );
+      // strictly after the newest, so "newest first" never depends on clock ties
+      const createdAt = newest && newest >= now ? new Date(newest.getTime() + 1) : now;
+      const secret = await this.create(tx, communityId, endpointId, createdAt);
+      const live = await this.store.liveIds(tx, communityId, endpointId, now);
+      const retired = live.slice(this.config.WEBHOOK_MAX_LIVE_SECRETS);
+      if (retired.length > 0) await this.store.expire(tx, communityId, endpointId, retired, now);
       return secret;
     });
   }
@@ -116,11 +104,7 @@ export class WebhookSecretsService {
    * first of them expires.
    */
   async readLive(communityId: string, endpointId: string, now = new Date()): Promise<LiveSecrets> {
-    const rows = await this.prisma.webhookSecret.findMany({
-      where: { communityId, endpointId, ...liveAt(now) },
-      orderBy: { createdAt: 'desc' },
-      select: { keyId: true, iv: true, ciphertext: true, authTag: true, createdAt: true, expiresAt: true },
-    });
+    const rows = await this.store.findLive(communityId, endpointId, now);
     const expiries = rows.flatMap((row) => (row.expiresAt ? [row.expiresAt.getTime()] : []));
     return {
       secrets: rows.map((row) => this.cipher.decrypt(row)),
@@ -132,8 +116,7 @@ export class WebhookSecretsService {
 
   /** Stored secrets per encryption key: the current key first, then the ring's order, then unknown keys. */
   async countByKey(): Promise<SecretsUnderKey[]> {
-    const groups = await this.prisma.webhookSecret.groupBy({ by: ['keyId'], _count: { _all: true } });
-    const counts = new Map(groups.map((g) => [g.keyId, g._count._all]));
+    const counts = await this.store.countByKey();
     const ring = this.cipher.keyIds;
     const inRing = ring.map((keyId, index) => ({
       keyId,
@@ -149,7 +132,7 @@ export class WebhookSecretsService {
 
   /** Stored secrets not sealed under the newest key (older keys of the ring and keys not in it). */
   async countNotUnderCurrentKey(): Promise<number> {
-    return this.prisma.webhookSecret.count({ where: { keyId: { not: this.cipher.currentKeyId } } });
+    return this.store.countNotUnderKey(this.cipher.currentKeyId);
   }
 
   /**
@@ -162,15 +145,7 @@ export class WebhookSecretsService {
     const olderKeyIds = this.cipher.keyIds.slice(1);
     if (olderKeyIds.length === 0) return { moved: 0, failed: [] };
     return this.prisma.$transaction(async (tx) => {
-      const locked = await tx.$queryRaw<{ id: string }[]>`
-        SELECT id FROM webhook_secrets
-         WHERE key_id = ANY(${olderKeyIds}::text[]) AND NOT (id = ANY(${skip}::uuid[]))
-         ORDER BY id LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
-      if (locked.length === 0) return { moved: 0, failed: [] };
-      const rows = await tx.webhookSecret.findMany({
-        where: { id: { in: locked.map((row) => row.id) } },
-        select: { id: true, keyId: true, iv: true, ciphertext: true, authTag: true },
-      });
+      const rows = await this.store.lockSealedUnder(tx, olderKeyIds, skip, batchSize);
       const result: ReencryptedBatch = { moved: 0, failed: [] };
       for (const row of rows) {
         let plaintext: string;
@@ -181,7 +156,7 @@ export class WebhookSecretsService {
           result.failed.push({ id: row.id, reason: (err as Error).message });
           continue;
         }
-        await tx.webhookSecret.update({ where: { id: row.id }, data: this.cipher.encrypt(plaintext) });
+        await this.store.reseal(tx, row.id, this.cipher.encrypt(plaintext));
         result.moved += 1;
       }
       return result;
