@@ -3,6 +3,9 @@ import { ConfigModule } from '../config/config.module';
 import { AccountModule } from '../modules/account/account.module';
 import { CommunityModule } from '../modules/community/community.module';
 import { AuthModule } from '../modules/auth/auth.module';
+import { UsersStoreModule } from '../modules/auth/users.store';
+import { CommunitiesStoreModule } from '../modules/community/communities.store';
+import { ContentModule } from '../modules/content/content.module';
 import { EventsModule } from '../modules/events/events.module';
 import { MembershipsModule } from '../modules/members/memberships.module';
 import { TenancyModule } from '../modules/tenancy/tenancy.module';
@@ -23,6 +26,10 @@ import { PrismaModule } from '../prisma/prisma.module';
     MembershipsModule,
     AccountModule,
     CommunityModule,
+    // the stores the demo seed writes its starting rows through, in its own transaction
+    UsersStoreModule,
+    CommunitiesStoreModule,
+    ContentModule,
     // the demo's webhook endpoint and its signing secret (seed); secrets:reencrypt
     WebhooksCoreModule,
   ],

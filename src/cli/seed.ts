@@ -5,8 +5,15 @@ import { ApiKeysService } from '../modules/account/api-keys.service';
 import { CommunitiesService } from '../modules/account/communities.service';
 import { CredentialsService } from '../modules/auth/credentials.service';
 import { PasswordService } from '../modules/auth/password.service';
+import { UsersStore } from '../modules/auth/users.store';
+import { CommunitiesStore } from '../modules/community/communities.store';
+import { CommentsStore } from '../modules/content/comments.store';
+import { LikesStore } from '../modules/content/likes.store';
+import { TasksStore } from '../modules/content/tasks.store';
+import { TweetsStore } from '../modules/content/tweets.store';
 import { SUBSCRIBABLE_EVENTS } from '../modules/events/event-catalog';
 import { MembershipsService } from '../modules/members/memberships.service';
+import { MembershipsStore } from '../modules/members/memberships.store';
 import { WebhookSecretsService } from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { WebhookEndpointsStore } from '../modules/webhooks/core/webhook-endpoints.store';
 import { PrismaService } from '../prisma/prisma.service';
@@ -46,8 +53,9 @@ const roleEmail = (role: Role) => `${role.toLowerCase()}@${DEMO_DOMAIN}`;
 /**
  * Writes the demo: a community per plan (demo-free, demo-pro, demo-enterprise), one user per role
  * who is a member of each with that role, a platform admin, some tweets, tasks, comments and likes,
- * and one API key of demo-pro. Rows are inserted directly in one transaction: the seed is the
- * starting state, so no outbox events are written for it (nothing could subscribe yet).
+ * and one API key of demo-pro. Rows are inserted through their stores in one transaction, not
+ * through the services: the seed is the starting state, so no outbox events are written for it
+ * (nothing could subscribe yet).
  * `force` first deletes the demo communities and users, so a seed can be redone.
  */
 export async function seedDemo(
@@ -57,47 +65,61 @@ export async function seedDemo(
   const prisma = app.get(PrismaService);
   const passwordHash = await app.get(PasswordService).hash(DEMO_PASSWORD);
   const demoEmails = [...DEMO_ROLES.map(roleEmail), `platform-admin@${DEMO_DOMAIN}`];
+  const usersStore = app.get(UsersStore);
+  const communitiesStore = app.get(CommunitiesStore);
+  const membershipsStore = app.get(MembershipsStore);
+  const [tweetsStore, tasksStore, commentsStore, likesStore] = [
+    app.get(TweetsStore),
+    app.get(TasksStore),
+    app.get(CommentsStore),
+    app.get(LikesStore),
+  ];
 
   const result = await prisma.$transaction(
     async (tx) => {
       if (options.force) {
         // The community's cascade takes its content, comments and likes with it.
-        await tx.community.deleteMany({ where: { slug: { in: DEMO_SLUGS } } });
-        await tx.user.deleteMany({ where: { email: { in: demoEmails } } });
+        await communitiesStore.deleteBySlugs(tx, DEMO_SLUGS);
+        await usersStore.deleteByEmails(tx, demoEmails);
       }
       const users: Record<Role, { id: string; email: string; name: string }> = {} as never;
       for (const role of DEMO_ROLES) {
-        users[role] = await tx.user.create({
-          data: { email: roleEmail(role), name: `Demo ${role.toLowerCase()}`, passwordHash },
-          select: { id: true, email: true, name: true },
-        });
+        const { id, email, name } = await usersStore.create(
+          {
+            email: roleEmail(role),
+            name: `Demo ${role.toLowerCase()}`,
+            passwordHash,
+            isPlatformAdmin: false,
+          },
+          tx,
+        );
+        users[role] = { id, email, name };
       }
-      const admin = await tx.user.create({
-        data: {
+      const admin = await usersStore.create(
+        {
           email: `platform-admin@${DEMO_DOMAIN}`,
           name: 'Demo platform admin',
           passwordHash,
           isPlatformAdmin: true,
         },
-        select: { email: true },
-      });
+        tx,
+      );
 
       const communities = [];
       for (const plan of DEMO_PLANS) {
         const slug = `demo-${plan.toLowerCase()}`;
-        const community = await tx.community.create({
-          data: {
-            slug,
-            plan,
-            name: `Demo ${plan.charAt(0)}${plan.slice(1).toLowerCase()}`,
-            description: `A demo community on the ${plan} plan`,
-          },
-          select: { id: true, slug: true, plan: true },
+        const created = await communitiesStore.create(tx, {
+          slug,
+          plan,
+          name: `Demo ${plan.charAt(0)}${plan.slice(1).toLowerCase()}`,
+          description: `A demo community on the ${plan} plan`,
         });
+        const community = { id: created.id, slug: created.slug, plan: created.plan };
         communities.push(community);
         // Joined in role order, so each user's first-joined (default) community is demo-free.
-        await tx.membership.createMany({
-          data: DEMO_ROLES.map((role, i) => ({
+        await membershipsStore.createMany(
+          tx,
+          DEMO_ROLES.map((role, i) => ({
             communityId: community.id,
             userId: users[role].id,
             role,
@@ -105,40 +127,33 @@ export async function seedDemo(
             displayName: users[role].name,
             joinedAt: new Date(Date.UTC(2026, 0, 1 + DEMO_PLANS.indexOf(plan), 0, i)),
           })),
-        });
+        );
         const tweets: { id: string }[] = [];
         for (const [i, author] of (['OWNER', 'MEMBER', 'MODERATOR'] as Role[]).entries()) {
           tweets.push(
-            await tx.tweet.create({
-              data: {
-                communityId: community.id,
-                authorId: users[author].id,
-                content: `Tweet ${i + 1} in ${slug} by the ${author.toLowerCase()}`,
-              },
-              select: { id: true },
+            await tweetsStore.create(tx, {
+              communityId: community.id,
+              authorId: users[author].id,
+              content: `Tweet ${i + 1} in ${slug} by the ${author.toLowerCase()}`,
             }),
           );
         }
-        const task = await tx.task.create({
-          data: {
+        const task = await tasksStore.create(
+          {
             communityId: community.id,
             createdById: users.OWNER.id,
             title: `Welcome task of ${slug}`,
             description: 'Introduce yourself in a comment',
             dueAt: new Date(Date.UTC(2027, 0, 31)),
           },
-          select: { id: true },
-        });
-        await tx.task.create({
-          data: {
-            communityId: community.id,
-            createdById: users.ADMIN.id,
-            title: 'Read the rules',
-            status: 'DONE',
-          },
-        });
-        await tx.comment.createMany({
-          data: [
+          tx,
+        );
+        await tasksStore.create(
+          { communityId: community.id, createdById: users.ADMIN.id, title: 'Read the rules', status: 'DONE' },
+          tx,
+        );
+        await commentsStore.createMany(
+          [
             {
               communityId: community.id,
               parentType: 'tweets',
@@ -161,17 +176,19 @@ export async function seedDemo(
               content: 'Hello, I am the demo member.',
             },
           ],
-        });
-        await tx.like.createMany({
-          data: [users.MEMBER, users.MODERATOR].map((u) => ({
+          tx,
+        );
+        await likesStore.createMany(
+          [users.MEMBER, users.MODERATOR].map((u) => ({
             communityId: community.id,
             parentType: 'tweets' as const,
             parentId: tweets[0].id,
             userId: u.id,
           })),
-        });
+          tx,
+        );
       }
-      return { users, admin, communities };
+      return { users, admin: { email: admin.email }, communities };
     },
     { timeout: 30_000 },
   );

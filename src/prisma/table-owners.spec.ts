@@ -106,16 +106,6 @@ const TABLE_OWNERS: Record<string, Ownership> = {
   },
 };
 
-/**
- * Files that still query a table themselves, to be moved behind the table's owner (each is a
- * service or the CLI's seed holding statements that belong in the named store). The test fails
- * when one of them stops touching the table, so the list only shrinks.
- */
-const NOT_YET_MOVED: Record<string, string[]> = {
-  // the demo seed writes its rows in one transaction of its own
-  'src/cli/seed.ts': ['users', 'communities', 'memberships', 'tweets', 'tasks', 'comments', 'likes'],
-};
-
 const root = join(__dirname, '../..');
 
 /** model name → Prisma delegate, @@map → table, from the schema itself. */
@@ -168,10 +158,8 @@ describe('each table has one owner', () => {
     '%s is touched by its owner and the files it is shared with only',
     (name, table) => {
       const { owner, sharedWith = {} } = TABLE_OWNERS[name];
-      const notYetMoved = Object.keys(NOT_YET_MOVED).filter((file) => NOT_YET_MOVED[file].includes(name));
-      // a store still to be written (its table's statements are all in NOT_YET_MOVED) is not expected yet
-      const owners = existsSync(join(root, owner)) || notYetMoved.length === 0 ? [owner] : [];
-      expect(touching(table).sort()).toEqual([...owners, ...Object.keys(sharedWith), ...notYetMoved].sort());
+      expect(existsSync(join(root, owner))).toBe(true);
+      expect(touching(table).sort()).toEqual([owner, ...Object.keys(sharedWith)].sort());
     },
   );
 
