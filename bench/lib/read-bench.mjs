@@ -83,7 +83,9 @@ export async function seed(db) {
 /** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
 export async function startApi() {
   const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
-  const child = spawn(process.execPath, [resolve(dist, 'main.js')], {
+  // BENCH_API_NODE_ARGS: flags for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
+  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, resolve(dist, 'main.js')], {
     env: {
       ...mallocEnvironment(dist),
       ...process.env,

@@ -255,3 +255,36 @@ describe('tweets and community settings', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('a tweet and its event are one write', () => {
+  // A constraint that refuses the outbox row of one marked tweet only (other specs share the database)
+  const MARK = `refused-event-${randomUUID()}`;
+  const CONSTRAINT = `test_refuse_${MARK.slice(-12).replace(/-/g, '')}`;
+
+  beforeAll(async () => {
+    await t.prisma.$executeRawUnsafe(
+      `ALTER TABLE outbox_events ADD CONSTRAINT ${CONSTRAINT}
+         CHECK (payload->'data'->'tweet'->>'content' IS DISTINCT FROM '${MARK}') NOT VALID`,
+    );
+  });
+  afterAll(() => t.prisma.$executeRawUnsafe(`ALTER TABLE outbox_events DROP CONSTRAINT ${CONSTRAINT}`));
+
+  it('writes no tweet when its event cannot be written (create and update)', async () => {
+    const owner = await memberCaller(t.app, 'apiKey');
+    const countBefore = await t.prisma.tweet.count({ where: { communityId: owner.communityId } });
+    const created = await call(t.app, 'POST', '/api/sdk/tweets', { ...owner.auth, body: { content: MARK } });
+    expect(created.status).toBe(500);
+    expect(await t.prisma.tweet.count({ where: { communityId: owner.communityId } })).toBe(countBefore);
+    expect(await t.prisma.tweet.count({ where: { content: MARK } })).toBe(0);
+
+    const tweet = await postTweet(owner.auth, 'kept as it was');
+    const updated = await call(t.app, 'PATCH', `/api/sdk/tweets/${tweet.id}`, {
+      ...owner.auth,
+      body: { content: MARK },
+    });
+    expect(updated.status).toBe(500);
+    const row = await t.prisma.tweet.findUniqueOrThrow({ where: { id: tweet.id } });
+    expect(row.content).toBe('kept as it was');
+    expect(await outboxOf(t.app, owner.communityId, 'tweet.updated')).toHaveLength(0);
+  });
+});

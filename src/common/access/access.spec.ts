@@ -1,5 +1,5 @@
 import { DEFAULT_API_KEY_SCOPES, isRoleAbove, permissionsOf } from './permissions';
-import { mayChangeAuthored, mayPost } from './posting';
+import { changeableAuthors, mayChangeAuthored, mayPost } from './posting';
 import { hasFeature, planFeatures } from './plans';
 
 describe('role permissions', () => {
@@ -66,5 +66,17 @@ describe('posting rule', () => {
     expect(mayChangeAuthored(permissionsOf('MEMBER'), someoneElse, 'author')).toBe(false);
     expect(mayChangeAuthored(new Set(), author, 'author')).toBe(false);
     expect(mayChangeAuthored(permissionsOf('MODERATOR'), someoneElse, 'author')).toBe(true);
+  });
+
+  it('says the same as a condition over authors, for a statement that changes and checks at once', () => {
+    expect(changeableAuthors(permissionsOf('MEMBER'), author)).toEqual({
+      anyAuthor: false,
+      ownAuthorId: 'author',
+    });
+    expect(changeableAuthors(permissionsOf('MODERATOR'), author)).toEqual({
+      anyAuthor: true,
+      ownAuthorId: 'author',
+    });
+    expect(changeableAuthors(new Set(), author)).toEqual({ anyAuthor: false, ownAuthorId: null });
   });
 });

@@ -12,6 +12,21 @@ export function mayPost(permissions: ReadonlySet<Permission>, allowMemberPosts: 
 }
 
 /**
+ * Who the caller may change items of, as a condition a statement applies in the same step as the
+ * change: any author's when they may moderate, else their own while they may still create content
+ * (`ownAuthorId` null: nobody's). mayChangeAuthored is this condition applied to one item.
+ */
+export function changeableAuthors(
+  permissions: ReadonlySet<Permission>,
+  actor: Pick<Actor, 'userId'>,
+): { anyAuthor: boolean; ownAuthorId: string | null } {
+  return {
+    anyAuthor: permissions.has('CONTENT_MODERATE'),
+    ownAuthorId: permissions.has('CONTENT_CREATE') ? actor.userId : null,
+  };
+}
+
+/**
  * Whether the caller may change (edit or delete) an item someone authored: its author while they may
  * still create content, or anyone who may moderate.
  */
@@ -20,8 +35,8 @@ export function mayChangeAuthored(
   actor: Pick<Actor, 'userId'>,
   authorId: string,
 ): boolean {
-  const isAuthor = authorId === actor.userId && permissions.has('CONTENT_CREATE');
-  return isAuthor || permissions.has('CONTENT_MODERATE');
+  const { anyAuthor, ownAuthorId } = changeableAuthors(permissions, actor);
+  return anyAuthor || authorId === ownAuthorId;
 }
 
 /**

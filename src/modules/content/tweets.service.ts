@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PostingRule } from '../../common/access/posting';
+import { changeableAuthors, PostingRule } from '../../common/access/posting';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, TenantContext } from '../../common/http/request-context';
 import type { Page } from '../../common/pagination/page-query.dto';
@@ -22,26 +22,30 @@ export class TweetsService {
     return this.tweets.page(communityId, page);
   }
 
+  /** The tweet and its tweet.created event in one statement (OutboxService.recordWithChange). */
   async create(tenant: TenantContext, actor: Actor, content: string): Promise<TweetDto> {
     await this.posting.assertMayPost(tenant);
-    return this.prisma.$transaction(async (tx) => {
-      const tweet = await this.tweets.create(tx, {
-        communityId: tenant.communityId,
-        authorId: actor.userId,
-        content,
-      });
-      await this.outbox.record(tx, tenant.communityId, 'tweet.created', { tweet });
-      return tweet;
+    const insertion = this.tweets.insertion({
+      communityId: tenant.communityId,
+      authorId: actor.userId,
+      content,
     });
+    const tweet = await this.outbox.recordWithChange(insertion, tenant.communityId, 'tweet.created', 'tweet');
+    return tweet!; // an INSERT … VALUES returns its row
   }
 
+  /**
+   * The change, its permission and its tweet.updated event in one statement; only when it changed
+   * nothing is the tweet read, to answer 404 or 403 as findEditable does.
+   */
   async update(tenant: TenantContext, actor: Actor, id: string, content: string): Promise<TweetDto> {
-    return this.prisma.$transaction(async (tx) => {
-      await this.findEditable(tx, tenant, actor, id);
-      const tweet = await this.tweets.update(tx, tenant.communityId, id, content);
-      await this.outbox.record(tx, tenant.communityId, 'tweet.updated', { tweet });
-      return tweet;
-    });
+    const authors = changeableAuthors(tenant.permissions, actor);
+    const change = this.tweets.contentUpdate(tenant.communityId, id, content, authors);
+    const tweet = await this.outbox.recordWithChange(change, tenant.communityId, 'tweet.updated', 'tweet');
+    if (tweet) return tweet;
+    await this.findEditable(this.prisma, tenant, actor, id);
+    // not reached: a tweet's id and author never change, so the statement and the read agree
+    throw new Error(`tweet ${id} is editable, yet the update changed no row`);
   }
 
   /** Comments and likes of the tweet go with it and the tweets total drops by one (both by triggers). */
@@ -58,7 +62,12 @@ export class TweetsService {
    * The tweet, if the caller may change it (PostingRule.assertMayChange). Another community's tweet
    * is a 404, exactly like a missing one.
    */
-  private async findEditable(tx: Tx, tenant: TenantContext, actor: Actor, id: string): Promise<TweetDto> {
+  private async findEditable(
+    tx: Tx | PrismaService,
+    tenant: TenantContext,
+    actor: Actor,
+    id: string,
+  ): Promise<TweetDto> {
     const tweet = await this.tweets.find(tx, tenant.communityId, id);
     if (!tweet) throw Errors.notFound('Tweet');
     this.posting.assertMayChange(tenant, actor, tweet.authorId, 'tweet');

@@ -3,6 +3,7 @@ import { newestFirstList, newestFirstPage, responseColumns } from '../../common/
 import type { Page } from '../../common/pagination/page-query.dto';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
 import type { TweetDto } from './dto/tweet.dto';
+import type { ChangeStatement } from '../events/outbox-events.store';
 import type { ParentCounts } from './parent-ref';
 
 const TWEET_COLUMNS = responseColumns([
@@ -32,16 +33,43 @@ export class TweetsStore {
     return tx.tweet.findUnique({ where: { communityId_id: { communityId, id } }, select: TWEET_SELECT });
   }
 
+  /** One tweet inside the caller's transaction, raising no event (the demo seed). */
   create(tx: Tx, data: { communityId: string; authorId: string; content: string }): Promise<TweetDto> {
     return tx.tweet.create({ data, select: TWEET_SELECT });
   }
 
-  update(tx: Tx, communityId: string, id: string, content: string): Promise<TweetDto> {
-    return tx.tweet.update({
-      where: { communityId_id: { communityId, id } },
-      data: { content },
-      select: TWEET_SELECT,
-    });
+  /**
+   * The INSERT of one tweet, returning it as the API answers it: the change of a statement that also
+   * appends its event (OutboxService.recordWithChange). The database makes the id and both instants.
+   */
+  insertion(data: { communityId: string; authorId: string; content: string }): ChangeStatement<TweetDto> {
+    return {
+      name: 'tweets-insert',
+      text: `INSERT INTO tweets (id, community_id, author_id, content, updated_at)
+             VALUES (gen_random_uuid(), $1::uuid, $2::uuid, $3, now())
+             RETURNING ${TWEET_COLUMNS.sql}`,
+      values: [data.communityId, data.authorId, data.content],
+    };
+  }
+
+  /**
+   * The UPDATE of one tweet's content, returning it as the API answers it, only when `authors` allows
+   * the caller to change it (PostingRule.changeableAuthors): no row when it is absent or not theirs.
+   * The change of a statement that also appends its event (OutboxService.recordWithChange).
+   */
+  contentUpdate(
+    communityId: string,
+    id: string,
+    content: string,
+    authors: { anyAuthor: boolean; ownAuthorId: string | null },
+  ): ChangeStatement<TweetDto> {
+    return {
+      name: 'tweets-update-content',
+      text: `UPDATE tweets SET content = $3, updated_at = now()
+              WHERE community_id = $1::uuid AND id = $2::uuid AND ($4::boolean OR author_id = $5::uuid)
+             RETURNING ${TWEET_COLUMNS.sql}`,
+      values: [communityId, id, content, authors.anyAuthor, authors.ownAuthorId],
+    };
   }
 
   /** Its comments and likes go with it and the community's tweets total drops (both by triggers). */

@@ -1,14 +1,74 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../../generated/prisma/client';
-import type { Tx } from '../../prisma/prisma.service';
+import { PrismaService, type Tx } from '../../prisma/prisma.service';
 
 /**
  * The API's side of `outbox_events`: events are appended inside the caller's transaction. The
  * worker's side (relay, prune, lag) is WorkerOutboxStore, whose statements move rows between this
  * table and webhook_deliveries in one statement each.
  */
+/**
+ * One data-modifying statement of another table's store that RETURNS the changed row as the API answers
+ * it (camelCase keys, instants as ISO text), with its parameters numbered from $1.
+ */
+export interface ChangeStatement<Row> {
+  /** the prepared statement's name, unique per statement text */
+  name: string;
+  text: string;
+  values: unknown[];
+  /** the row's type, for the caller (never read) */
+  readonly row?: Row;
+}
+
+/** The event a change raises, all but its data, which is the changed row under `dataKey`. */
+export interface ChangeEvent {
+  communityId: string;
+  messageId: string;
+  eventType: string;
+  timestamp: string;
+  requestId: string | null;
+  dataKey: string;
+}
+
 @Injectable()
 export class OutboxEventsStore {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * A change and the event it raises in ONE statement: the change as a data-modifying CTE, the event
+   * appended from the row it returns (`{..., data: {[dataKey]: row}}`, built by PostgreSQL from the row
+   * itself), the row answered. A single statement is atomic, so the change never commits without its
+   * event or the reverse, without an interactive transaction's round trips (BEGIN, each statement,
+   * COMMIT). Named on the shared pool, so each connection parses it once. Undefined when the change
+   * returned no row (nothing changed, no event).
+   */
+  async appendWithChange<Row>(change: ChangeStatement<Row>, event: ChangeEvent): Promise<Row | undefined> {
+    const n = change.values.length;
+    const text = `WITH changed AS (${change.text}),
+      appended AS (
+        INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id)
+        SELECT $${n + 1}::uuid, $${n + 2}, $${n + 3},
+               jsonb_build_object('id', $${n + 2}::text, 'type', $${n + 3}::text, 'timestamp', $${n + 4}::text,
+                                  'communityId', $${n + 5}::text, 'data', jsonb_build_object($${n + 6}::text, to_jsonb(changed))),
+               $${n + 7}::text
+          FROM changed)
+      SELECT * FROM changed`;
+    const { rows } = await this.prisma.pool.query<Row & object>({
+      name: this.prisma.statementName(`${change.name}+event`),
+      text,
+      values: [
+        ...change.values,
+        event.communityId,
+        event.messageId,
+        event.eventType,
+        event.timestamp,
+        event.communityId,
+        event.dataKey,
+        event.requestId,
+      ],
+    });
+    return rows[0];
+  }
   async append(
     tx: Tx,
     event: {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../../generated/prisma/client';
 import { currentRequestId } from '../../logging/request-id';
 import type { Tx } from '../../prisma/prisma.service';
-import { buildEventBody, EventBody } from './event-body';
-import { OutboxEventsStore } from './outbox-events.store';
+import { buildEventBody, EventBody, newMessageId } from './event-body';
+import { ChangeStatement, OutboxEventsStore } from './outbox-events.store';
 import type { EventData, SubscribableEvent } from './event-catalog';
 
 /** Turns Dates into ISO strings and drops undefined, as the event will look on the wire. */
@@ -19,6 +19,26 @@ function toJson(value: unknown): Prisma.InputJsonValue {
 @Injectable()
 export class OutboxService {
   constructor(private readonly events: OutboxEventsStore) {}
+
+  /**
+   * A change of one row and its event in one statement (OutboxEventsStore.appendWithChange): the event's
+   * data is `{[dataKey]: the changed row}`, so the row the change returns must be what the event
+   * carries (the compiler checks it against the event's payload type). Undefined when no row changed.
+   */
+  async recordWithChange<
+    K extends SubscribableEvent,
+    D extends keyof EventData<K> & string,
+    Row extends EventData<K>[D],
+  >(change: ChangeStatement<Row>, communityId: string, type: K, dataKey: D): Promise<Row | undefined> {
+    return this.events.appendWithChange(change, {
+      communityId,
+      messageId: newMessageId(),
+      eventType: type,
+      timestamp: new Date().toISOString(),
+      requestId: currentRequestId() ?? null,
+      dataKey,
+    });
+  }
 
   async record<K extends SubscribableEvent>(
     tx: Tx,
