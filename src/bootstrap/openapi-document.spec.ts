@@ -46,12 +46,13 @@ describe('completeOpenApiDocument', () => {
   const tweets = document.paths['/api/sdk/tweets'].get!;
 
   it('drops the compiler plugin’s placeholder success beside the enveloped one, keeps described ones', () => {
-    expect(Object.keys(login.responses)).toEqual(['200', '413', '415']);
+    expect(Object.keys(login.responses)).toEqual(['200', '413', '415', '500']);
     expect(Object.keys(document.paths['/api/sdk/like'].post!.responses)).toEqual([
       '200',
       '201',
       '413',
       '415',
+      '500',
     ]);
   });
 
@@ -59,7 +60,14 @@ describe('completeOpenApiDocument', () => {
     expect(login.responses['415']).toMatchObject({
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBodyDto' } } },
     });
-    expect(Object.keys(tweets.responses)).toEqual(['200']);
+    expect(Object.keys(tweets.responses)).toEqual(['200', '500']);
+  });
+
+  it('documents 500 INTERNAL_ERROR on every operation', () => {
+    expect(tweets.responses['500']).toMatchObject({
+      description: expect.stringMatching(/^INTERNAL_ERROR/),
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBodyDto' } } },
+    });
   });
 
   it('declares security on every operation: [] for public ones and webhook deliveries, others untouched', () => {

@@ -75,6 +75,8 @@ function completeOperation(operation: OperationObject, method: string): void {
     responses['413'] ??= errorResponse(413);
     responses['415'] ??= errorResponse(415);
   }
+  // any operation can fail inside the service (its database lost, a bug); the body says only that
+  responses['500'] ??= errorResponse(500);
   operation.responses = Object.fromEntries(
     Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
   ) as OperationObject['responses'];

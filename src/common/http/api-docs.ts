@@ -69,10 +69,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'FORBIDDEN (not a member, or lacking the permission) or FEATURE_NOT_AVAILABLE (with featureKey)',
   404: 'NOT_FOUND: no such resource in this community',
   409: 'CONFLICT: a unique value is taken',
-  413: 'PAYLOAD_TOO_LARGE: body over 1 MiB (16 KiB for login and refresh-token)',
+  413: 'PAYLOAD_TOO_LARGE: body over 1 MiB (16 KiB for login, refresh-token and the portal exchange)',
   415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not application/json',
   429: 'RATE_LIMITED: with retryAfter and a Retry-After header',
-  500: 'INTERNAL_ERROR',
+  500: 'INTERNAL_ERROR: the service failed (a database error, a bug); a write that answers it wrote nothing',
   503: 'SERVICE_UNAVAILABLE: a dependency (database, Redis) does not answer',
 };
 
