@@ -25,12 +25,17 @@ export class CommentsService {
     return toPage(items, page, commentCount);
   }
 
+  /** The comment, its parent's lock and its comment.created event in one statement; 404 without the parent. */
   async create(ref: ParentRef, actor: Actor, content: string): Promise<CommentDto> {
-    return this.prisma.$transaction(async (tx) => {
-      await this.parents.lock(tx, ref);
-      const comment = await this.comments.create(tx, ref, actor.userId, content);
-      await this.outbox.record(tx, ref.communityId, 'comment.created', { comment });
-      return comment;
-    });
+    const parent = this.parents.keySharedRow(ref);
+    const insertion = this.comments.insertion(ref, actor.userId, content, parent.sql);
+    const comment = await this.outbox.recordWithChange(
+      insertion,
+      ref.communityId,
+      'comment.created',
+      'comment',
+    );
+    if (!comment) throw parent.notFound();
+    return comment;
   }
 }

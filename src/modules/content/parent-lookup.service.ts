@@ -28,6 +28,15 @@ export class ParentLookupService {
   }
 
   /**
+   * The parent as a subquery that locks it FOR KEY SHARE ($1 community, $2 id), for a child's INSERT
+   * that runs in one statement (see lock), and the 404 to answer when it selects nothing.
+   */
+  keySharedRow(ref: ParentRef): { sql: string; notFound: () => Error } {
+    const { store, name } = this.parent(ref.parentType);
+    return { sql: store.keySharedRow, notFound: () => Errors.notFound(name) };
+  }
+
+  /**
    * Makes sure the parent exists and stays until the transaction ends, before a comment or like is
    * written: FOR KEY SHARE blocks a concurrent DELETE (so no orphan child survives the parent's
    * delete trigger) yet lets concurrent likers run the triggers' counter UPDATEs without deadlocking.

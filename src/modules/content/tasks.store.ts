@@ -63,6 +63,12 @@ export class TasksStore {
     return rows[0] ?? null;
   }
 
+  /**
+   * The task as a subquery that locks it FOR KEY SHARE, for a statement that writes a child row
+   * (a comment) in the same step: $1 its community, $2 its id; no row when it is not in that community.
+   */
+  readonly keySharedRow = `SELECT id FROM tasks WHERE community_id = $1::uuid AND id = $2::uuid FOR KEY SHARE`;
+
   /** FOR KEY SHARE on the task until the transaction ends (see ParentLookupService.lock); false when absent. */
   async lockKey(tx: Tx, communityId: string, id: string): Promise<boolean> {
     const rows = await tx.$queryRaw<unknown[]>`

@@ -85,6 +85,12 @@ export class TweetsStore {
     return rows[0] ?? null;
   }
 
+  /**
+   * The tweet as a subquery that locks it FOR KEY SHARE, for a statement that writes a child row
+   * (a comment) in the same step: $1 its community, $2 its id; no row when it is not in that community.
+   */
+  readonly keySharedRow = `SELECT id FROM tweets WHERE community_id = $1::uuid AND id = $2::uuid FOR KEY SHARE`;
+
   /** FOR KEY SHARE on the tweet until the transaction ends (see ParentLookupService.lock); false when absent. */
   async lockKey(tx: Tx, communityId: string, id: string): Promise<boolean> {
     const rows = await tx.$queryRaw<unknown[]>`
