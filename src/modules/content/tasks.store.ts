@@ -71,8 +71,7 @@ export class TasksStore {
 
   /** FOR KEY SHARE on the task until the transaction ends (see ParentLookupService.lock); false when absent. */
   async lockKey(tx: Tx, communityId: string, id: string): Promise<boolean> {
-    const rows = await tx.$queryRaw<unknown[]>`
-      SELECT 1 FROM tasks WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid FOR KEY SHARE`;
+    const rows = await tx.$queryRawUnsafe<unknown[]>(this.keySharedRow, communityId, id);
     return rows.length > 0;
   }
 }

@@ -93,8 +93,7 @@ export class TweetsStore {
 
   /** FOR KEY SHARE on the tweet until the transaction ends (see ParentLookupService.lock); false when absent. */
   async lockKey(tx: Tx, communityId: string, id: string): Promise<boolean> {
-    const rows = await tx.$queryRaw<unknown[]>`
-      SELECT 1 FROM tweets WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid FOR KEY SHARE`;
+    const rows = await tx.$queryRawUnsafe<unknown[]>(this.keySharedRow, communityId, id);
     return rows.length > 0;
   }
 }
