@@ -475,6 +475,7 @@ describe('webhook resend and recover', () => {
         '413',
         '415',
         '429',
+        '500',
       ]);
     const schemas = doc.components.schemas;
     expect(schemas.RecoverDeliveriesDto.required).toEqual(['since']);
