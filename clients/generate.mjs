@@ -5,6 +5,7 @@
 //   clients/typescript/src/schema.ts                           its types (openapi-typescript; not committed)
 //   clients/typescript/src/routes.generated.ts                 one typed method per operation
 //   clients/python/src/community_platform/routes_generated.py  the same methods in Python
+//   clients/python/src/community_platform/types_generated.py   one TypedDict per schema the routes use
 //   clients/python/src/community_platform/events.py            one TypedDict per event type, and their list
 // clients/routes.json names the methods where the operationId does not.
 //   node clients/generate.mjs         (npm run clients:generate) rewrites them
@@ -60,7 +61,7 @@ async function main() {
     const outputs = [
       [join(typescriptDir, 'openapi.json'), documentText],
       [routesFile, routesText],
-      ...['routes_generated.py', 'events.py'].map((name) => [
+      ...['types_generated.py', 'routes_generated.py', 'events.py'].map((name) => [
         join(pythonPackage, name),
         readFileSync(join(pythonOut, name), 'utf8'),
       ]),

@@ -4,6 +4,9 @@ naming table ``clients/routes.json`` it writes
 - ``src/community_platform/routes_generated.py``: one method per operation, grouped as the client
   groups them (``client.tweets.create``), path parameters and the body's required fields positional,
   the other fields keyword arguments;
+- ``src/community_platform/types_generated.py``: one TypedDict per schema the operations take or
+  answer (``TweetDto`` -> ``Tweet``), which the methods' answers are annotated with; ``types.py``
+  re-exports them beside what is written by hand;
 - ``src/community_platform/events.py``: one TypedDict per webhook event type, and the list of types.
 
 What no document says (keeping the token pair, paging the delivery log by offset, datetimes as ISO
@@ -15,7 +18,6 @@ clients:check`` runs it into a scratch folder and compares.
 """
 
 import argparse
-import ast
 import json
 import os
 import re
@@ -23,6 +25,7 @@ import sys
 import textwrap
 
 import generate_events
+import generate_types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = os.path.join(HERE, os.pardir, "src", "community_platform")
@@ -128,11 +131,11 @@ class RoutesWriter:
         self.imports = set()
 
     def type_of(self, schema):
-        """The annotation for an answer's ``data``: a TypedDict of types.py when it mirrors the schema."""
+        """The annotation for an answer's ``data``: the TypedDict of types_generated.py of its schema."""
         name = ref_name(schema)
-        if name and name.endswith("Dto") and name[:-3] in self.typed_dicts:
-            self.imports.add(name[:-3])
-            return name[:-3]
+        if name in self.typed_dicts:
+            self.imports.add(self.typed_dicts[name])
+            return self.typed_dicts[name]
         if schema and schema.get("type") == "array":
             return "List[{}]".format(self.type_of(schema.get("items")))
         return "Dict[str, Any]"
@@ -268,20 +271,13 @@ class RoutesWriter:
             "from ._group import _body, _Group, _seg",
             "from ._http import {}HttpClient".format("".join(n + ", " for n in auth_import)),
             "from .pagination import Paginated",
-            "from .types import (",
+            "from .types_generated import (",
         ] + ["    {},".format(name) for name in types_import] + [
             ")",
             "",
             'G = TypeVar("G", bound=_Group)',
         ]
         return "\n".join(header) + "\n\n\n" + "\n\n\n".join(blocks + ["\n".join(root)]) + "\n"
-
-
-def typed_dicts(package):
-    """The TypedDict classes of types.py, by name: an answer whose schema one mirrors is annotated with it."""
-    with open(os.path.join(package, "types.py"), encoding="utf-8") as handle:
-        tree = ast.parse(handle.read())
-    return {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
 
 
 def main(argv):
@@ -292,8 +288,10 @@ def main(argv):
     with open(options.document, encoding="utf-8") as handle:
         document = json.load(handle)
     table = load_table()
+    types_text, typed_dicts = generate_types.generate(document, table)
     outputs = {
-        "routes_generated.py": RoutesWriter(document, table, typed_dicts(PACKAGE)).render(),
+        "types_generated.py": types_text,
+        "routes_generated.py": RoutesWriter(document, table, typed_dicts).render(),
         "events.py": generate_events.generate(document),
     }
     for name, text in outputs.items():

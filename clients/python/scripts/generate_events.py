@@ -62,14 +62,16 @@ class Writer:
         optional = [f for f in fields if not f[2]]
         mandatory = [f for f in fields if f[2]]
         doc = schema.get("description")
-        if optional:
+        if optional and not mandatory:
+            lines.append("class {}(TypedDict, total=False):".format(name))
+        elif optional:
+            # The required keys in a base of their own: typing.NotRequired is Python 3.11+.
             lines.append("class {}Required(TypedDict):".format(name))
-            lines.extend("    {}: {}".format(key, annotation) for key, annotation, _ in mandatory or [])
-            if not mandatory:
-                lines.append("    pass")
+            lines.extend("    {}: {}".format(key, annotation) for key, annotation, _ in mandatory)
             lines.append("")
             lines.append("")
             lines.append("class {}({}Required, total=False):".format(name, name))
+        if optional:
             if doc:
                 lines.append('    """{}"""'.format(doc.replace('"""', "'''")))
                 lines.append("")

@@ -2,7 +2,7 @@ import unittest
 
 from community_platform import types
 
-from .openapi import document
+from .openapi import document, generator
 
 # Each TypedDict and the schema of the service's document it mirrors.
 MIRRORS = {
@@ -46,8 +46,90 @@ class TypesFollowTheDocument(unittest.TestCase):
         self.assertIn("RATE_LIMITED", codes)
 
 
+# What users import from community_platform.types: these names stay, generated or written by hand.
+PUBLIC_NAMES = [
+    "Advertisement", "ApiKey", "Comment", "Community", "CreatedApiKey", "CreatedWebhook", "Delivery",
+    "DeliveryPage", "DeliveryStatus", "ErrorDetail", "Member", "MemberRole", "Page", "ParentType", "Plan",
+    "RecoverResult", "RotatedSecret", "SdkCommunity", "Task", "TaskStatus", "TokenPair", "TokenUser", "Tweet",
+    "Webhook", "WebhookEvent", "WebhookEventType",
+]  # fmt: skip
+
+
+class GeneratedTypes(unittest.TestCase):
+    def test_the_names_users_import_stay(self):
+        import community_platform
+
+        for name in PUBLIC_NAMES:
+            with self.subTest(name=name):
+                self.assertIn(name, types.__all__)
+                self.assertIs(getattr(community_platform, name), getattr(types, name))
+
+    def test_one_typed_dict_per_schema_the_routes_use_with_its_required_and_optional_keys(self):
+        from community_platform import types_generated
+
+        doc = document()
+        schemas = doc["components"]["schemas"]
+        used = generator().generate_types.used_schemas(doc)
+        self.assertIn("LoginDto", used)  # a request body
+        self.assertIn("TxtRecordDto", used)  # only referred to by another schema
+        self.assertFalse([name for name in used if name.startswith("WebhookEvent.")])
+        for name in used:
+            with self.subTest(schema=name):
+                typed = getattr(types_generated, name[: -len("Dto")] if name.endswith("Dto") else name)
+                required = set(schemas[name].get("required", []))
+                self.assertEqual(typed.__required_keys__, required)
+                self.assertEqual(typed.__optional_keys__, set(schemas[name]["properties"]) - required)
+
+    def test_openapi_types_map_to_typing(self):
+        from typing import Any, Dict, List, Literal, Optional
+
+        from community_platform import types_generated as g
+
+        hints = g.Delivery.__annotations__
+        self.assertEqual(hints["id"], str)
+        self.assertEqual(hints["durationMs"], Optional[float])  # number, nullable
+        self.assertEqual(hints["payload"], Optional[Dict[str, Any]])  # an object without properties
+        self.assertEqual(hints["status"], Literal["PENDING", "SUCCESS", "FAILED"])
+        self.assertIs(hints["status"], types.DeliveryStatus)  # the enum named in routes.json
+        self.assertEqual(g.DeliveryPage.__annotations__["items"], List[g.Delivery])  # array of a $ref
+        self.assertEqual(g.TokenPair.__annotations__["user"], g.TokenUser)  # $ref
+        self.assertEqual(g.Settings.__annotations__["customDomainPending"], Optional[g.CustomDomainPending])
+        self.assertEqual(g.HealthStatus.__annotations__["details"], Dict[str, g.HealthIndicator])
+        self.assertEqual(g.Identity.__annotations__["user"].__annotations__["isPlatformAdmin"], bool)
+        self.assertEqual(g.SidebarItem.__annotations__["label"], str)
+
+    def test_the_named_enums_are_the_values_of_the_schema_property_routes_json_names(self):
+        import json
+        import os
+        import typing
+
+        from community_platform import types_generated
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        with open(os.path.join(here, os.pardir, os.pardir, "routes.json"), encoding="utf-8") as handle:
+            enums = {k: v for k, v in json.load(handle)["python"]["enums"].items() if not k.startswith("$")}
+        schemas = document()["components"]["schemas"]
+        self.assertEqual(set(enums), {"Plan", "MemberRole", "ParentType", "TaskStatus", "DeliveryStatus"})
+        for alias, where in enums.items():
+            schema, prop = where.split(".")
+            with self.subTest(enum=alias):
+                named = getattr(types_generated, alias)
+                self.assertEqual(typing.get_args(named), tuple(schemas[schema]["properties"][prop]["enum"]))
+                self.assertIs(getattr(types_generated, schema[: -len("Dto")]).__annotations__[prop], named)
+
+    def test_the_routes_answer_the_generated_typed_dicts(self):
+        import typing
+
+        from community_platform import routes_generated as r
+        from community_platform import types_generated as g
+
+        self.assertIs(typing.get_type_hints(r.TweetsRoutes.create)["return"], g.Tweet)
+        self.assertIs(typing.get_type_hints(r.AuthRoutes.logout)["return"], g.Logout)
+        self.assertIs(typing.get_type_hints(r.WebhooksRoutes.event_types)["return"], g.EventTypes)
+
+
 class GeneratedFilesFollowTheDocument(unittest.TestCase):
-    def test_routes_and_events_are_what_the_generator_makes_of_the_committed_document(self):
+    def test_types_routes_and_events_are_what_the_generator_makes_of_the_committed_document(self):
         import os
         import subprocess
         import sys
@@ -59,7 +141,7 @@ class GeneratedFilesFollowTheDocument(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             result = subprocess.run([sys.executable, script, "--out", out], capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-            for name in ("routes_generated.py", "events.py"):
+            for name in ("types_generated.py", "routes_generated.py", "events.py"):
                 with self.subTest(file=name), open(os.path.join(out, name), encoding="utf-8") as fresh, open(
                     os.path.join(package, name), encoding="utf-8"
                 ) as committed:

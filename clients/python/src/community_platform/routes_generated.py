@@ -7,23 +7,42 @@ from typing import Any, Callable, Dict, List, Literal, Type, TypeVar, cast
 from ._group import _body, _Group, _seg
 from ._http import AUTH_BEARER, AUTH_NONE, HttpClient
 from .pagination import Paginated
-from .types import (
+from .types_generated import (
+    AddedMember,
     Advertisement,
     ApiKey,
+    Branding,
+    BulkMembersResult,
     Comment,
     Community,
     CreatedApiKey,
     CreatedWebhook,
+    DeletedAdvertisement,
+    DeletedTweet,
+    DeletedWebhook,
     Delivery,
     DeliveryPage,
+    EmbedSession,
+    EventTypes,
+    Identity,
+    Like,
+    Logout,
+    LogoutAll,
     Member,
+    PortalCommunities,
+    PortalLink,
+    PortalSession,
     RecoverResult,
     RotatedSecret,
     SdkCommunity,
+    Settings,
+    Sidebar,
     Task,
     TokenPair,
     Tweet,
+    Unlike,
     Webhook,
+    WebhookList,
 )
 
 G = TypeVar("G", bound=_Group)
@@ -47,7 +66,7 @@ class AuthRoutes(_Group):
         """
         return self._http.request("POST", "/api/auth/refresh", auth=AUTH_BEARER)
 
-    def logout(self) -> Dict[str, Any]:
+    def logout(self) -> Logout:
         """Log out: revoke the Bearer token's session
 
         With a login token: revokes its refresh family, i.e. its refresh tokens and every access
@@ -57,7 +76,7 @@ class AuthRoutes(_Group):
         """
         return self._http.request("POST", "/api/auth/logout", auth=AUTH_BEARER)
 
-    def logout_all(self) -> Dict[str, Any]:
+    def logout_all(self) -> LogoutAll:
         """Log out everywhere: end every session of the Bearer token's user
 
         Extension. Revokes every login session (refresh family) of the caller and every
@@ -93,7 +112,7 @@ class MembersRoutes(_Group):
         """One page (``page``, ``limit``)."""
         return self._http.request("GET", "/api/sdk/members", query=_body(query))
 
-    def add(self, email: Any, **fields: Any) -> Dict[str, Any]:
+    def add(self, email: Any, **fields: Any) -> AddedMember:
         """Add one member by e-mail (extension); an existing member gets the given name/role
 
         Creates a password-less user when the e-mail is unknown. `name` is the display name in this
@@ -104,7 +123,7 @@ class MembersRoutes(_Group):
         """
         return self._http.request("POST", "/api/sdk/members", body=_body(dict(fields, email=email)))
 
-    def bulk_upsert(self, members: Any, **fields: Any) -> Dict[str, Any]:
+    def bulk_upsert(self, members: Any, **fields: Any) -> BulkMembersResult:
         """Create or update 1–1000 members in one transaction
 
         Unknown e-mails become password-less users; existing members get the given display name and
@@ -134,11 +153,11 @@ class MembersRoutes(_Group):
 
 
 class CustomizationRoutes(_Group):
-    def get_sidebar(self, **query: Any) -> Dict[str, Any]:
+    def get_sidebar(self, **query: Any) -> Sidebar:
         """The sidebar (any member); empty with updatedAt null until first set"""
         return self._http.request("GET", "/api/sdk/customization/sidebar", query=_body(query))
 
-    def replace_sidebar(self, items: Any, **fields: Any) -> Dict[str, Any]:
+    def replace_sidebar(self, items: Any, **fields: Any) -> Sidebar:
         """Replace the whole sidebar (at most 50 items) atomically
 
         Records customization.updated with the new sidebar.
@@ -204,7 +223,7 @@ class CustomizationRoutes(_Group):
             body=_body(fields),
         )
 
-    def delete_advertisement(self, id: str, **query: Any) -> Dict[str, Any]:
+    def delete_advertisement(self, id: str, **query: Any) -> DeletedAdvertisement:
         """Delete an advertisement (extension)
 
         Records customization.updated.
@@ -217,7 +236,7 @@ class CustomizationRoutes(_Group):
 
 
 class EmbedRoutes(_Group):
-    def create_session(self, **fields: Any) -> Dict[str, Any]:
+    def create_session(self, **fields: Any) -> EmbedSession:
         """Create an embed session
 
         Answers a short-lived JWT (claim typ "embed", the session, the community, the allowed
@@ -228,7 +247,7 @@ class EmbedRoutes(_Group):
 
 
 class AdminRoutes(_Group):
-    def me(self) -> Dict[str, Any]:
+    def me(self) -> Identity:
         """The calling identity (user or API key)"""
         return self._http.request("GET", "/api/admin/sdk/me")
 
@@ -273,11 +292,11 @@ class CommunityRoutes(_Group):
         """The community, with its settings and branding"""
         return self._http.request("GET", "/api/sdk/community", query=_body(query))
 
-    def get_settings(self, **query: Any) -> Dict[str, Any]:
+    def get_settings(self, **query: Any) -> Settings:
         """The community's settings"""
         return self._http.request("GET", "/api/sdk/community/settings", query=_body(query))
 
-    def update_settings(self, **fields: Any) -> Dict[str, Any]:
+    def update_settings(self, **fields: Any) -> Settings:
         """Change settings (only the fields sent)
 
         A non-null customDomain needs the custom_domain feature (403 FEATURE_NOT_AVAILABLE). It is
@@ -289,7 +308,7 @@ class CommunityRoutes(_Group):
         """
         return self._http.request("PATCH", "/api/sdk/community/settings", body=_body(fields))
 
-    def verify_custom_domain(self, **fields: Any) -> Dict[str, Any]:
+    def verify_custom_domain(self, **fields: Any) -> Settings:
         """Verify the pending custom domain through its DNS TXT record
 
         Looks up customDomainPending.txtRecord.name; when one of its TXT values equals
@@ -304,7 +323,7 @@ class CommunityRoutes(_Group):
             body=_body(fields),
         )
 
-    def update_branding(self, **fields: Any) -> Dict[str, Any]:
+    def update_branding(self, **fields: Any) -> Branding:
         """Change branding (only the fields sent; null clears one)
 
         Emits community.updated when a value changed.
@@ -346,7 +365,7 @@ class TweetsRoutes(_Group):
             body=_body(dict(fields, content=content)),
         )
 
-    def delete(self, id: str) -> Dict[str, Any]:
+    def delete(self, id: str) -> DeletedTweet:
         """Delete a tweet with its comments and likes: its author, or CONTENT_MODERATE
 
         Emits tweet.deleted.
@@ -404,7 +423,7 @@ class CommentsRoutes(_Group):
 
 
 class LikesRoutes(_Group):
-    def like(self, parent: Literal["tweets", "tasks"], id: str, **fields: Any) -> Dict[str, Any]:
+    def like(self, parent: Literal["tweets", "tasks"], id: str, **fields: Any) -> Like:
         """Like a tweet or task (one like per member: 201 when new, 200 with the same like after)
 
         Emits like.created for a new like only.
@@ -415,7 +434,7 @@ class LikesRoutes(_Group):
             body=_body(fields),
         )
 
-    def unlike(self, parent: Literal["tweets", "tasks"], id: str, **query: Any) -> Dict[str, Any]:
+    def unlike(self, parent: Literal["tweets", "tasks"], id: str, **query: Any) -> Unlike:
         """Remove the caller's like (extension; idempotent)"""
         return self._http.request(
             "DELETE",
@@ -429,7 +448,7 @@ class WebhooksRoutes(_Group):
         super().__init__(http)
         self.deliveries = WebhooksDeliveriesRoutes(http)
 
-    def list(self, community_id: str, **query: Any) -> Dict[str, Any]:
+    def list(self, community_id: str, **query: Any) -> WebhookList:
         """List the community's webhook endpoints (never their secrets)"""
         return self._http.request(
             "GET",
@@ -460,7 +479,7 @@ class WebhooksRoutes(_Group):
             auth=AUTH_BEARER,
         )
 
-    def delete(self, community_id: str, webhook_id: str) -> Dict[str, Any]:
+    def delete(self, community_id: str, webhook_id: str) -> DeletedWebhook:
         """Delete an endpoint with its secrets and delivery log"""
         return self._http.request(
             "DELETE",
@@ -507,11 +526,11 @@ class WebhooksRoutes(_Group):
             auth=AUTH_BEARER,
         )
 
-    def event_types(self) -> Dict[str, Any]:
+    def event_types(self) -> EventTypes:
         """Event names an endpoint may subscribe to, each with its body schema and an example"""
         return self._http.request("GET", "/api/webhooks/event-types", auth=AUTH_BEARER)
 
-    def portal_link(self, community_id: str) -> Dict[str, Any]:
+    def portal_link(self, community_id: str) -> PortalLink:
         """A single-use link into the webhook portal for this community (PORTAL_LINK_TTL, 10 min)
 
         The token is in the URL's fragment (never sent to a server); the portal exchanges it once
@@ -524,11 +543,11 @@ class WebhooksRoutes(_Group):
             auth=AUTH_BEARER,
         )
 
-    def manageable_communities(self) -> Dict[str, Any]:
+    def manageable_communities(self) -> PortalCommunities:
         """The caller's communities where they hold WEBHOOKS_MANAGE and the plan has webhooks"""
         return self._http.request("GET", "/api/webhooks/manageable-communities", auth=AUTH_BEARER)
 
-    def open_portal_session(self, token: Any, **fields: Any) -> Dict[str, Any]:
+    def open_portal_session(self, token: Any, **fields: Any) -> PortalSession:
         """Exchange a portal link's token (single use) for a session on that community's webhook routes"""
         return self._http.request(
             "POST",
