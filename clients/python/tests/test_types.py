@@ -4,7 +4,7 @@ from community_platform import types
 
 from .openapi import document, generator
 
-# Each TypedDict and the schema of the service's document it mirrors.
+# The public TypedDicts and the schema each is generated from (types_generated.py names them after it).
 MIRRORS = {
     types.TokenPair: "TokenPairDto",
     types.TokenUser: "TokenUserDto",
