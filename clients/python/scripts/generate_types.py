@@ -117,7 +117,7 @@ class Writer(generate_events.Writer):
             match = re.match(r"    (\w+): ", line)
             if match and described.get(match.group(1)):
                 text = " ".join(described[match.group(1)].split())
-                lines += textwrap.wrap(text, 96, initial_indent="    #: ", subsequent_indent="    #: ")
+                lines += textwrap.wrap(text, 96, initial_indent="    #: ", subsequent_indent="    #: ", break_on_hyphens=False)
             lines.append(line)
         self.blocks[-1] = "\n".join(lines)
         return name

@@ -61,8 +61,8 @@ class LoginRequired(TypedDict):
 
 
 class Login(LoginRequired, total=False):
-    #: community (id or slug) the token should be issued for; defaults per docs/product-
-    #: decisions.md#2-identities-login-api-keys
+    #: community (id or slug) the token should be issued for; defaults per
+    #: docs/product-decisions.md#2-identities-login-api-keys
     communityId: str
 
 
@@ -444,9 +444,9 @@ class Settings(TypedDict):
 
 class UpdateSettings(TypedDict, total=False):
     visibility: Literal["PUBLIC", "PRIVATE"]
-    #: Hostname that serves this community (requests with this Host resolve to it); case-
-    #: insensitive, stored lower-cased; unique. Needs the custom_domain feature; null removes
-    #: it.
+    #: Hostname that serves this community (requests with this Host resolve to it);
+    #: case-insensitive, stored lower-cased; unique. Needs the custom_domain feature; null
+    #: removes it.
     customDomain: Optional[str]
     #: 1–100 characters
     name: str
@@ -610,8 +610,8 @@ class CreatedWebhook(TypedDict):
 
 
 class CreateWebhookRequired(TypedDict):
-    #: subscribed event names: a non-empty list without repeats, from GET /api/webhooks/event-
-    #: types
+    #: subscribed event names: a non-empty list without repeats, from GET
+    #: /api/webhooks/event-types
     events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
     #: https URL on port 443 whose host resolves only to public addresses
     url: str
