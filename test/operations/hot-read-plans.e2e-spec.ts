@@ -57,11 +57,71 @@ describe('hot reads are planned once per connection', () => {
       'members-page',
       'identity',
       'api-key-identity',
-      'delivery-page',
-      'delivery-page-by-status',
+      'delivery-page:50',
+      'delivery-page-by-status:50',
     ]) {
       expect({ name, ...plans[name] }).toEqual({ name, generic: expect.any(Number), custom: 0 });
       expect(plans[name].generic).toBeGreaterThanOrEqual(CALLS);
+    }
+  });
+
+  it("keeps the delivery log's page an index lookup of each attempt's event when the tables are large", async () => {
+    // A generic plan does not know the page size; with the limit a parameter it assumed a tenth of the
+    // endpoint's attempts and joined the whole outbox by hash (a seq scan per request, tens of ms).
+    const member = await memberWithCredentials(t.app, { plan: 'PRO', role: 'OWNER' });
+    const hooks = `/api/communities/${member.community.id}/webhooks`;
+    const endpoint = await call(t.app, 'POST', hooks, {
+      token: member.token,
+      body: { url: 'https://93.184.215.14/hooks', events: ['tweet.created'] },
+    });
+    const endpointId: string = endpoint.body.data.id;
+    const communityId = member.community.id;
+    await t.prisma.$executeRawUnsafe(
+      `INSERT INTO outbox_events (community_id, message_id, event_type, payload, created_at)
+       SELECT $1::uuid, 'msg_plan_' || g, 'tweet.created', '{}'::jsonb, now() - g * interval '1 second'
+         FROM generate_series(1, 20000) g`,
+      communityId,
+    );
+    await t.prisma.$executeRawUnsafe(
+      `INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
+                                       created_at, updated_at)
+       SELECT gen_random_uuid(), $1::uuid, $2::uuid, 'msg_plan_' || g, 'tweet.created', 1,
+              CASE WHEN g % 10 = 0 THEN 'FAILED' ELSE 'SUCCESS' END::"DeliveryStatus",
+              now() - g * interval '1 second', now() - g * interval '1 second'
+         FROM generate_series(1, 100000) g`,
+      communityId,
+      endpointId,
+    );
+    await t.prisma.$executeRawUnsafe('ANALYZE outbox_events');
+    await t.prisma.$executeRawUnsafe('ANALYZE webhook_deliveries');
+    for (let i = 0; i < CALLS; i++) {
+      for (const status of [undefined, 'FAILED']) {
+        const res = await call(t.app, 'GET', `${hooks}/${endpointId}/deliveries`, {
+          token: member.token,
+          query: { limit: '50', ...(status ? { status } : {}) },
+        });
+        expect(res.status).toBe(200);
+        expect(res.body.data.items).toHaveLength(50);
+      }
+    }
+    // the prepared pool has one connection: its statements can be explained there by name
+    for (const [name, values] of [
+      ['delivery-page:50', `'${communityId}', '${endpointId}', 0`],
+      ['delivery-page-by-status:50', `'${communityId}', '${endpointId}', 0, 'FAILED'`],
+    ]) {
+      const { rows } = await t.prisma.preparedPool!.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN EXECUTE "${name}"(${values})`,
+      );
+      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect({
+        name,
+        seqScanOfOutbox: /Seq Scan on outbox_events/.test(plan),
+        hashJoin: /Hash/.test(plan),
+      }).toEqual({
+        name,
+        seqScanOfOutbox: false,
+        hashJoin: false,
+      });
     }
   });
 });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { MAX_PAGE_SIZE } from '../../common/pagination/page-query.dto';
 import type { DeliveryStatus } from '../../generated/prisma/enums';
 import { ISO } from '../../prisma/iso-text';
 import { PrismaService } from '../../prisma/prisma.service';
@@ -139,6 +140,13 @@ export interface DeliveryPage {
  * outcomes). One of the stores of the table (src/modules/webhooks/worker/README.md, "State"); no
  * other code touches it.
  */
+/** A page size as SQL text: only a whole number of 1 to MAX_PAGE_SIZE gets there. */
+function pageLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
+    throw new Error(`page limit out of range: ${limit}`);
+  return limit;
+}
+
 @Injectable()
 export class DeliveryLogStore {
   constructor(private readonly prisma: PrismaService) {}
@@ -160,9 +168,13 @@ export class DeliveryLogStore {
     endpointId: string,
     query: DeliveryPageQuery,
   ): Promise<DeliveryPage | null> {
-    const status = query.status ? 'AND status = $5::"DeliveryStatus"' : '';
+    const status = query.status ? 'AND status = $4::"DeliveryStatus"' : '';
+    // The limit is written into the statement (a validated integer of 1 to MAX_PAGE_SIZE, so one statement per
+    // limit used): as a parameter, the plan made once for every execution assumes a tenth of the endpoint's
+    // attempts are wanted, and joins the whole outbox by hash instead of looking up the page's events.
+    const limit = pageLimit(query.limit);
     const rows = await this.prisma.preparedRows<DeliveryPageRow>(
-      query.status ? 'delivery-page-by-status' : 'delivery-page',
+      `${query.status ? 'delivery-page-by-status' : 'delivery-page'}:${limit}`,
       `
         SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
                item.response_body, item.duration_ms, item.error, item.created_at, item.updated_at,
@@ -180,11 +192,11 @@ export class DeliveryLogStore {
               FROM (SELECT * FROM webhook_deliveries
                      WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}
                      ORDER BY created_at DESC, id DESC
-                     LIMIT $3 OFFSET $4) AS page
+                     LIMIT ${limit} OFFSET $3) AS page
               LEFT JOIN outbox_events o ON o.message_id = page.message_id AND o.community_id = $1::uuid
           ) AS item ON true
          ORDER BY item.sort_at DESC, item.sort_id DESC`,
-      [communityId, endpointId, query.limit, query.offset, ...(query.status ? [query.status] : [])],
+      [communityId, endpointId, query.offset, ...(query.status ? [query.status] : [])],
     );
     const first = rows[0];
     if (!first?.[15]) return null;

@@ -17,7 +17,7 @@ import {
 } from 'class-validator';
 import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
-import { toInteger } from '../../../common/pagination/page-query.dto';
+import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.dto';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
 import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
 
@@ -118,7 +118,7 @@ export class DeliveryQueryDto {
   @Transform(toInteger)
   @IsInt()
   @Min(1)
-  @Max(100)
+  @Max(MAX_PAGE_SIZE)
   limit: number = 50;
 
   @OptionalNotNull()
