@@ -77,8 +77,10 @@ describe('hot reads are planned once per connection', () => {
     const endpointId: string = endpoint.body.data.id;
     const communityId = member.community.id;
     await t.prisma.$executeRawUnsafe(
-      `INSERT INTO outbox_events (community_id, message_id, event_type, payload, created_at)
-       SELECT $1::uuid, 'msg_plan_' || g, 'tweet.created', '{}'::jsonb, now() - g * interval '1 second'
+      // already relayed, and the attempts finished: the workers of other specs sharing the database
+      // must find nothing of them to relay, send or sweep
+      `INSERT INTO outbox_events (community_id, message_id, event_type, payload, created_at, relayed_at)
+       SELECT $1::uuid, 'msg_plan_' || g, 'tweet.created', '{}'::jsonb, now() - g * interval '1 second', now()
          FROM generate_series(1, 20000) g`,
       communityId,
     );
@@ -94,34 +96,39 @@ describe('hot reads are planned once per connection', () => {
     );
     await t.prisma.$executeRawUnsafe('ANALYZE outbox_events');
     await t.prisma.$executeRawUnsafe('ANALYZE webhook_deliveries');
-    for (let i = 0; i < CALLS; i++) {
-      for (const status of [undefined, 'FAILED']) {
-        const res = await call(t.app, 'GET', `${hooks}/${endpointId}/deliveries`, {
-          token: member.token,
-          query: { limit: '50', ...(status ? { status } : {}) },
-        });
-        expect(res.status).toBe(200);
-        expect(res.body.data.items).toHaveLength(50);
+    try {
+      for (let i = 0; i < CALLS; i++) {
+        for (const status of [undefined, 'FAILED']) {
+          const res = await call(t.app, 'GET', `${hooks}/${endpointId}/deliveries`, {
+            token: member.token,
+            query: { limit: '50', ...(status ? { status } : {}) },
+          });
+          expect(res.status).toBe(200);
+          expect(res.body.data.items).toHaveLength(50);
+        }
       }
-    }
-    // the prepared pool has one connection: its statements can be explained there by name
-    for (const [name, values] of [
-      ['delivery-page:50', `'${communityId}', '${endpointId}', 0`],
-      ['delivery-page-by-status:50', `'${communityId}', '${endpointId}', 0, 'FAILED'`],
-    ]) {
-      const { rows } = await t.prisma.preparedPool!.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN EXECUTE "${name}"(${values})`,
+      // the prepared pool has one connection: its statements can be explained there by name
+      for (const [name, values] of [
+        ['delivery-page:50', `'${communityId}', '${endpointId}', 0`],
+        ['delivery-page-by-status:50', `'${communityId}', '${endpointId}', 0, 'FAILED'`],
+      ]) {
+        const { rows } = await t.prisma.preparedPool!.query<{ 'QUERY PLAN': string }>(
+          `EXPLAIN EXECUTE "${name}"(${values})`,
+        );
+        const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
+        expect({
+          name,
+          seqScanOfOutbox: /Seq Scan on outbox_events/.test(plan),
+          outboxByMessageId: /outbox_events_message_id_key/.test(plan),
+        }).toEqual({ name, seqScanOfOutbox: false, outboxByMessageId: true });
+      }
+    } finally {
+      // its attempts go with it
+      await t.prisma.webhookEndpoint.delete({ where: { id: endpointId } });
+      await t.prisma.$executeRawUnsafe(
+        `DELETE FROM outbox_events WHERE community_id = $1::uuid AND message_id LIKE 'msg_plan_%'`,
+        communityId,
       );
-      const plan = rows.map((row) => row['QUERY PLAN']).join('\n');
-      expect({
-        name,
-        seqScanOfOutbox: /Seq Scan on outbox_events/.test(plan),
-        hashJoin: /Hash/.test(plan),
-      }).toEqual({
-        name,
-        seqScanOfOutbox: false,
-        hashJoin: false,
-      });
     }
   });
 });
