@@ -67,7 +67,8 @@ describe('hot reads are planned once per connection', () => {
 
   it("keeps the delivery log's page an index lookup of each attempt's event when the tables are large", async () => {
     // A generic plan does not know the page size; with the limit a parameter it assumed a tenth of the
-    // endpoint's attempts and joined the whole outbox by hash (a seq scan per request, tens of ms).
+    // endpoint's attempts and joined the whole outbox by hash (a seq scan per request, tens of ms). Each
+    // page row's event must be one lookup by its message id.
     const member = await memberWithCredentials(t.app, { plan: 'PRO', role: 'OWNER' });
     const hooks = `/api/communities/${member.community.id}/webhooks`;
     const endpoint = await call(t.app, 'POST', hooks, {

@@ -169,9 +169,11 @@ export class DeliveryLogStore {
     query: DeliveryPageQuery,
   ): Promise<DeliveryPage | null> {
     const status = query.status ? 'AND status = $4::"DeliveryStatus"' : '';
-    // The limit is written into the statement (a validated integer of 1 to MAX_PAGE_SIZE, so one statement per
-    // limit used): as a parameter, the plan made once for every execution assumes a tenth of the endpoint's
-    // attempts are wanted, and joins the whole outbox by hash instead of looking up the page's events.
+    // The plan is made once for every execution (force_generic_plan), so it must not depend on what a
+    // parameter's value turns out to be. The limit is written into the statement (a validated integer of 1
+    // to MAX_PAGE_SIZE: one statement per limit used), since as a parameter the plan assumes a tenth of the
+    // endpoint's attempts are wanted; and each attempt's event is a subquery looked up by its message id,
+    // since as a join it could become a hash join of the whole outbox.
     const limit = pageLimit(query.limit);
     const rows = await this.prisma.preparedRows<DeliveryPageRow>(
       `${query.status ? 'delivery-page-by-status' : 'delivery-page'}:${limit}`,
@@ -187,13 +189,14 @@ export class DeliveryLogStore {
             SELECT page.id::text AS id, page.message_id, page.event_type, page.attempt, page.status::text AS status,
                    page.response_status, page.response_body, page.duration_ms, page.error,
                    ${ISO('page.created_at')} AS created_at, ${ISO('page.updated_at')} AS updated_at,
-                   ${ISO('page.next_attempt_at')} AS next_attempt_at, page.request_id, o.payload,
+                   ${ISO('page.next_attempt_at')} AS next_attempt_at, page.request_id,
+                   (SELECT o.payload FROM outbox_events o
+                     WHERE o.message_id = page.message_id AND o.community_id = $1::uuid) AS payload,
                    page.created_at AS sort_at, page.id AS sort_id
               FROM (SELECT * FROM webhook_deliveries
                      WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}
                      ORDER BY created_at DESC, id DESC
                      LIMIT ${limit} OFFSET $3) AS page
-              LEFT JOIN outbox_events o ON o.message_id = page.message_id AND o.community_id = $1::uuid
           ) AS item ON true
          ORDER BY item.sort_at DESC, item.sort_id DESC`,
       [communityId, endpointId, query.offset, ...(query.status ? [query.status] : [])],
