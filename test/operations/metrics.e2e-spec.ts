@@ -282,11 +282,14 @@ describe('Prometheus metrics (API and worker) and the worker health port', () =>
       };
       await api.prisma.webhookDelivery.createMany({
         data: [
+          // Due an hour ago and held by a worker (a backlog): claimed, because the other specs' workers
+          // sweep the whole table and would close an unclaimed attempt whose event body is absent.
           {
             ...dueLater,
             messageId: newMessageId(),
             attempt: 2,
             nextAttemptAt: new Date(Date.now() - 3_600_000),
+            startedAt: new Date(),
           },
           // due in the future, or only just due: not overdue
           {
