@@ -2,14 +2,25 @@
 // (../shared/bench-floor/floor-read.mjs: POST /tweets, the tweet, its outbox row and the exact counter in one
 // transaction) in the same invocation: the floor posts the same 200-character body to both, 16 connections,
 // autocannon and wrk, and this script prints service, floor, ratio, p50, p99 and peak RSS as one JSON line a route.
-// Targets: POST /api/sdk/tweets >= 0.7x with p99 < 50 ms; the comment route >= 0.6x.
+// Targets: POST /api/sdk/tweets >= 0.7x with p99 < 50 ms; the comment, like and PATCH routes >= 0.6x.
+//
+// The floor posts one body to one URL, which fits a route that creates a new row each time (tweets,
+// comments). A like is new once per member and tweet, and a PATCH of one tweet by 16 connections
+// would queue on that row's lock: those two routes go through the same wrk settings (connections,
+// threads, warm-up, duration) with a script that gives every request a tweet of its own, from tweets
+// inserted beforehand; the floor's `write` line of the same invocation is their reference.
 //
 //   npm run build && node bench/writes.mjs             # seeds cp_bench once (as tweets-list.mjs), starts the API
-//   BENCH_WRITES=tweets node bench/writes.mjs          # one route (tweets, comments)
+//   BENCH_WRITES=tweets node bench/writes.mjs          # some routes (tweets, comments, likes, patch)
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/writes.mjs   # profile the API meanwhile
 //
 // Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench), BENCH_PORT (3500), BENCH_ROUNDS (1).
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
@@ -28,10 +39,32 @@ import {
 /** The floor's body (floor-read.mjs posts the same to the compared route). */
 const PROBE_BODY = JSON.stringify({ content: 'A write of the benchmark: '.padEnd(200, 'x') });
 
+/**
+ * `url` for the routes the floor drives itself; `perTweet` (method and path of one tweet) for those
+ * driven by wrk with a tweet per request.
+ */
 const ROUTES = {
   tweets: { target: 0.7, url: () => `${BENCH_URL}/api/sdk/tweets` },
   comments: { target: 0.6, url: (tweetId) => `${BENCH_URL}/api/sdk/tweets/${tweetId}/comments` },
+  likes: {
+    target: 0.6,
+    perTweet: { method: 'POST', path: (id) => `/api/sdk/tweets/${id}/like`, body: null },
+  },
+  patch: {
+    target: 0.6,
+    perTweet: { method: 'PATCH', path: (id) => `/api/sdk/tweets/${id}`, body: PROBE_BODY },
+  },
 };
+
+/** The floor's load settings (floor-read.mjs reads the same variables, with the same defaults). */
+const LOAD = {
+  connections: Number(process.env.CONNS ?? 16),
+  warmupSecs: Number(process.env.WARMUP ?? 3),
+  durationSecs: Number(process.env.DURATION ?? 15),
+};
+
+/** More tweets than the fastest route can use in a warm-up and a measured run, so no request repeats one. */
+const TWEETS_FOR_PER_TWEET_ROUTES = 120_000;
 
 const WRITES_SLUG = 'bench-writes';
 
@@ -69,6 +102,91 @@ async function emptyWritesCommunity(db, id) {
   await db.query('VACUUM ANALYZE tweets, comments, outbox_events');
 }
 
+/** Tweets of the writes community, inserted in one statement, for the routes that need one per request. */
+async function insertTweets(db, communityId, ownerId, count) {
+  const { rows } = await db.query(
+    `INSERT INTO tweets (id, community_id, author_id, content, created_at, updated_at)
+     SELECT gen_random_uuid(), $1, $2, 'A tweet to like or edit ' || g, now(), now()
+       FROM generate_series(1, $3::int) AS g
+     RETURNING id`,
+    [communityId, ownerId, count],
+  );
+  await db.query('ANALYZE tweets');
+  return rows.map((r) => r.id);
+}
+
+/**
+ * wrk with the floor's settings, each request on a tweet of its own: thread t of n takes the tweets
+ * t, t + n, t + 2n, ... of a file its script reads at start (one Lua state per thread). The warm-up
+ * and the measured run read different files, so no tweet is used twice. Returns the measured run's
+ * rate and latencies, and throws on any non-2xx answer or when the tweets run out.
+ */
+async function wrkPerTweet(route, tweetIds, apiKey) {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-bench-writes-'));
+  const threads = 2;
+  const warmupShare = LOAD.warmupSecs / (LOAD.warmupSecs + LOAD.durationSecs);
+  const split = Math.ceil(tweetIds.length * warmupShare);
+  const run = async (name, ids, secs) => {
+    const idsFile = join(dir, `${name}.txt`);
+    writeFileSync(idsFile, ids.join('\n'));
+    const script = join(dir, `${name}.lua`);
+    const headers = { 'X-Api-Key': apiKey };
+    if (route.body !== null) headers['Content-Type'] = 'application/json';
+    writeFileSync(
+      script,
+      `local threadIndex = 0
+function setup(thread)
+  thread:set("first", threadIndex)
+  threadIndex = threadIndex + 1
+end
+function init(args)
+  ids = {}
+  for line in io.lines(${JSON.stringify(idsFile)}) do ids[#ids + 1] = line end
+  nextIndex = first + 1
+end
+function request()
+  local id = ids[nextIndex]
+  if id == nil then error("out of tweets: raise TWEETS_FOR_PER_TWEET_ROUTES") end
+  nextIndex = nextIndex + ${threads}
+  local path = string.gsub(${JSON.stringify(route.path('ID'))}, "ID", id)
+  return wrk.format(${JSON.stringify(route.method)}, path, ${luaTable(headers)}, ${
+    route.body === null ? 'nil' : JSON.stringify(route.body)
+  })
+end
+`,
+    );
+    const { stdout } = await promisify(execFile)('wrk', [
+      `-c${LOAD.connections}`,
+      `-t${threads}`,
+      `-d${secs}s`,
+      '--latency',
+      '-s',
+      script,
+      BENCH_URL,
+    ]);
+    if (/Non-2xx|Socket errors|out of tweets/.test(stdout))
+      throw new Error(`wrk reported errors:\n${stdout}`);
+    return stdout;
+  };
+  try {
+    await run('warmup', tweetIds.slice(0, split), LOAD.warmupSecs);
+    const out = await run('measured', tweetIds.slice(split), LOAD.durationSecs);
+    const ms = (p) => {
+      const [, v, unit] = out.match(new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`));
+      return Math.round(v * { us: 1, ms: 1e3, s: 1e6 }[unit]) / 1e3;
+    };
+    return { rps: Number(out.match(/Requests\/sec:\s+([\d.]+)/)[1]), p50Ms: ms(50), p99Ms: ms(99) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A Lua table literal of string keys and values. */
+const luaTable = (o) =>
+  `{ ${Object.entries(o)
+    .map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`)
+    .join(', ')} }`;
+
 const eventsOf = async (db, communityId) =>
   (await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE community_id = $1', [communityId]))
     .rows[0].n;
@@ -91,33 +209,52 @@ async function main() {
     for (const name of picked) {
       const route = ROUTES[name];
       if (!route) throw new Error(`unknown route ${name}: one of ${Object.keys(ROUTES).join(', ')}`);
-      const url = route.url(tweet.data.id);
-      const check = await fetch(url, { method: 'POST', headers, body: PROBE_BODY });
-      if (check.status !== 201)
-        throw new Error(`${name}: unexpected answer ${check.status}: ${await check.text()}`);
       const before = await eventsOf(db, communityId);
-      const out = await runFloor(
-        'floor-read.mjs',
-        {
-          VARIANTS: 'write',
-          ROUNDS,
-          COMPARE_URL: url,
-          COMPARE_KEY: apiKey,
-          COMPARE_PID: String(api.pid),
-          COMPARE_METHOD: 'POST',
-        },
-        { allLines: true },
-      );
-      const floor = figures(out.lines, 'POST /tweets');
-      const service = figures(out.lines, 'compare:');
-      service.peakRssMiB = Math.max(service.peakRssMiB, peakRssMiB(api.pid));
+      let floor;
+      let service;
+      let routeName;
+      if (route.perTweet) {
+        const ids = await insertTweets(db, communityId, ownerId, TWEETS_FOR_PER_TWEET_ROUTES);
+        const { method, path, body } = route.perTweet;
+        const check = await fetch(`${BENCH_URL}${path(ids.pop())}`, {
+          method,
+          headers: body === null ? { 'x-api-key': apiKey } : headers,
+          body: body ?? undefined,
+        });
+        if (!check.ok) throw new Error(`${name}: unexpected answer ${check.status}: ${await check.text()}`);
+        const out = await runFloor('floor-read.mjs', { VARIANTS: 'write', ROUNDS }, { allLines: true });
+        floor = figures(out.lines, 'POST /tweets');
+        service = { wrk: await wrkPerTweet(route.perTweet, ids, apiKey), peakRssMiB: peakRssMiB(api.pid) };
+        routeName = `${method} ${path('{id}')} (a tweet of its own per request)`;
+      } else {
+        const url = route.url(tweet.data.id);
+        const check = await fetch(url, { method: 'POST', headers, body: PROBE_BODY });
+        if (check.status !== 201)
+          throw new Error(`${name}: unexpected answer ${check.status}: ${await check.text()}`);
+        const out = await runFloor(
+          'floor-read.mjs',
+          {
+            VARIANTS: 'write',
+            ROUNDS,
+            COMPARE_URL: url,
+            COMPARE_KEY: apiKey,
+            COMPARE_PID: String(api.pid),
+            COMPARE_METHOD: 'POST',
+          },
+          { allLines: true },
+        );
+        floor = figures(out.lines, 'POST /tweets');
+        service = figures(out.lines, 'compare:');
+        service.peakRssMiB = Math.max(service.peakRssMiB, peakRssMiB(api.pid));
+        routeName = `POST ${url.replace(BENCH_URL, '')}`;
+      }
       const events = (await eventsOf(db, communityId)) - before;
       const r = ratio(service.wrk.rps, floor.wrk.rps);
       console.log(
         JSON.stringify({
           benchmark: `writes:${name}`,
           date: new Date().toISOString().slice(0, 10),
-          route: `POST ${url.replace(BENCH_URL, '')} (X-Api-Key, 200-character content), 16 connections`,
+          route: `${routeName} (X-Api-Key, 200-character content where there is a body), ${LOAD.connections} connections`,
           service,
           floor,
           ratio: r,

@@ -215,6 +215,27 @@ describe('likes under concurrency', () => {
     expect(tweet.likeCount).toBe(1);
   });
 
+  it('one member liking and unliking one tweet at once: every call answers, the counter matches the rows', async () => {
+    // A like locks its tweet before it touches `likes`, and so must an unlike: in the other order the
+    // two wait on each other (the unlike's deleted like row, the like's tweet) and one fails.
+    const owner = await memberCaller(t.app, 'apiKey');
+    const id = await newTweet(owner);
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        call(t.app, i % 2 === 0 ? 'POST' : 'DELETE', `/api/sdk/tweets/${id}/like`, { ...owner.auth }),
+      ),
+    );
+    expect(results.filter((r) => r.status >= 300).map((r) => r.body)).toEqual([]);
+    const prisma = t.app.get(PrismaService);
+    const [tweet, likes] = await Promise.all([
+      prisma.tweet.findUniqueOrThrow({ where: { id } }),
+      prisma.like.count({ where: { parentId: id } }),
+    ]);
+    expect(tweet.likeCount).toBe(likes);
+    const created = results.filter((r) => r.status === 201).length;
+    expect(await outboxOf(t.app, owner.communityId, 'like.created')).toHaveLength(created);
+  });
+
   it('deleting a tweet removes its comments and likes and the tweets total drops', async () => {
     const owner = await memberCaller(t.app, 'jwt');
     const id = await newTweet(owner);

@@ -17,13 +17,23 @@ export class LikesService {
   ) {}
 
   /**
-   * Likes the item. `created` is false when the member had already liked it; then nothing changes
-   * and no event is written; two concurrent likes of one member settle on one row without an error
-   * (LikesStore.insertOrFind). The counter is the trigger's, read back in the transaction.
+   * Likes the item. A new like, its counter and its like.created event are one statement; when it
+   * wrote nothing (the member had already liked the item, or the item is not there) the transaction
+   * below answers: `created` false and the same like, nothing changed and no event, or 404. Two
+   * concurrent likes of one member settle on one row without an error (LikesStore.insertOrFind).
    */
   async like(ref: ParentRef, actor: Actor): Promise<{ created: boolean; like: LikeDto }> {
+    const parent = this.parents.likeCounterRow(ref);
+    const insertion = this.likes.insertion(ref, actor.userId, parent.sql);
+    const like = await this.outbox.recordWithChange(insertion, ref.communityId, 'like.created', 'like');
+    if (like) return { created: true, like };
+    return this.likeOrFind(ref, actor);
+  }
+
+  /** The like in a transaction, reading the counter the trigger left: the answer when the one statement wrote nothing. */
+  private async likeOrFind(ref: ParentRef, actor: Actor): Promise<{ created: boolean; like: LikeDto }> {
     return this.prisma.$transaction(async (tx) => {
-      await this.parents.lock(tx, ref);
+      await this.parents.lockLikeCounter(tx, ref);
       const row = await this.likes.insertOrFind(tx, ref, actor.userId);
       const created = row.created;
       const { likeCount } = await this.parents.counts(tx, ref);
@@ -44,7 +54,7 @@ export class LikesService {
   /** Removes the member's like if there is one (idempotent). */
   async unlike(ref: ParentRef, actor: Actor): Promise<UnlikeDto> {
     return this.prisma.$transaction(async (tx) => {
-      await this.parents.lock(tx, ref);
+      await this.parents.lockLikeCounter(tx, ref);
       await this.likes.delete(tx, ref, actor.userId);
       const { likeCount } = await this.parents.counts(tx, ref);
       return { parentType: ref.parentType, parentId: ref.parentId, liked: false as const, likeCount };

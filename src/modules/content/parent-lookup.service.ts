@@ -37,13 +37,24 @@ export class ParentLookupService {
   }
 
   /**
-   * Makes sure the parent exists and stays until the transaction ends, before a comment or like is
-   * written: FOR KEY SHARE blocks a concurrent DELETE (so no orphan child survives the parent's
-   * delete trigger) yet lets concurrent likers run the triggers' counter UPDATEs without deadlocking.
+   * The parent and its like count as a subquery locked for its like counter (the stores'
+   * likeCounterRow: $1 community, $2 id), for a like written in one statement, and the 404 to answer
+   * when it selects nothing.
    */
-  async lock(tx: Tx, ref: ParentRef): Promise<void> {
+  likeCounterRow(ref: ParentRef): { sql: string; notFound: () => Error } {
     const { store, name } = this.parent(ref.parentType);
-    if (!(await store.lockKey(tx, ref.communityId, ref.parentId))) throw Errors.notFound(name);
+    return { sql: store.likeCounterRow, notFound: () => Errors.notFound(name) };
+  }
+
+  /**
+   * Makes sure the parent exists and stays until the transaction ends, before a like is written or
+   * removed, with the lock of likeCounterRow: a concurrent DELETE waits (so no orphan like survives the
+   * parent's delete trigger), and likes and unlikes of one item queue on the parent before they touch
+   * `likes`, in the order every like statement takes its locks.
+   */
+  async lockLikeCounter(tx: Tx, ref: ParentRef): Promise<void> {
+    const { store, name } = this.parent(ref.parentType);
+    if (!(await store.lockLikeCounter(tx, ref.communityId, ref.parentId))) throw Errors.notFound(name);
   }
 }
 

@@ -69,9 +69,16 @@ export class TasksStore {
    */
   readonly keySharedRow = `SELECT id FROM tasks WHERE community_id = $1::uuid AND id = $2::uuid FOR KEY SHARE`;
 
-  /** FOR KEY SHARE on the task until the transaction ends (see ParentLookupService.lock); false when absent. */
-  async lockKey(tx: Tx, communityId: string, id: string): Promise<boolean> {
-    const rows = await tx.$queryRawUnsafe<unknown[]>(this.keySharedRow, communityId, id);
+  /**
+   * The task and its like count as a subquery that locks it FOR NO KEY UPDATE ($1 its community, $2 its
+   * id): the lock its like counter's trigger takes, taken first, so that likes and unlikes of one task
+   * queue on it before they touch `likes` (no deadlock) and each reads the count the one before it left.
+   */
+  readonly likeCounterRow = `SELECT id, like_count FROM tasks WHERE community_id = $1::uuid AND id = $2::uuid FOR NO KEY UPDATE`;
+
+  /** The lock of likeCounterRow until the transaction ends (ParentLookupService.lockLikeCounter); false when absent. */
+  async lockLikeCounter(tx: Tx, communityId: string, id: string): Promise<boolean> {
+    const rows = await tx.$queryRawUnsafe<unknown[]>(this.likeCounterRow, communityId, id);
     return rows.length > 0;
   }
 }

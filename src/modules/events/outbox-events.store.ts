@@ -16,6 +16,11 @@ export interface ChangeStatement<Row> {
   name: string;
   text: string;
   values: unknown[];
+  /**
+   * Common table expressions the change reads (`name AS (SELECT ...)`, comma-separated), written at the
+   * statement's top level, before the change: a data-modifying CTE cannot have a WITH of its own.
+   */
+  ctes?: string;
   /** the row's type, for the caller (never read) */
   readonly row?: Row;
 }
@@ -44,7 +49,7 @@ export class OutboxEventsStore {
    */
   async appendWithChange<Row>(change: ChangeStatement<Row>, event: ChangeEvent): Promise<Row | undefined> {
     const n = change.values.length;
-    const text = `WITH changed AS (${change.text}),
+    const text = `WITH ${change.ctes ? `${change.ctes},` : ''} changed AS (${change.text}),
       appended AS (
         INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id)
         SELECT $${n + 1}::uuid, $${n + 2}, $${n + 3},
