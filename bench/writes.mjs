@@ -14,7 +14,8 @@
 //   BENCH_WRITES=tweets node bench/writes.mjs          # some routes (tweets, comments, likes, patch)
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/writes.mjs   # profile the API meanwhile
 //
-// Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench), BENCH_PORT (3500), BENCH_ROUNDS (1).
+// Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench, dropped at the end unless
+// BENCH_KEEP_DB=1), BENCH_PORT (3500), BENCH_ROUNDS (1), and the floor's CONNS, WARMUP, DURATION.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,12 +29,14 @@ import { ratio, runFloor } from './lib/floor.mjs';
 import {
   BENCH_URL,
   DATABASE_URL,
+  dropDatabaseUnlessKept,
   ensureDatabase,
   figures,
   peakRssMiB,
   ROUNDS,
   seed,
   startApi,
+  TARGET_RSS_RATIO,
 } from './lib/read-bench.mjs';
 
 /** The floor's body (floor-read.mjs posts the same to the compared route). */
@@ -250,6 +253,7 @@ async function main() {
       }
       const events = (await eventsOf(db, communityId)) - before;
       const r = ratio(service.wrk.rps, floor.wrk.rps);
+      const rss = ratio(service.peakRssMiB, floor.peakRssMiB);
       console.log(
         JSON.stringify({
           benchmark: `writes:${name}`,
@@ -258,9 +262,10 @@ async function main() {
           service,
           floor,
           ratio: r,
+          peakRssRatio: rss,
           eventsWritten: events,
-          targets: `ratio >= ${route.target}${name === 'tweets' ? ', p99 < 50 ms' : ''}`,
-          pass: r >= route.target && (name !== 'tweets' || service.wrk.p99Ms < 50),
+          targets: `ratio >= ${route.target}${name === 'tweets' ? ', p99 < 50 ms' : ''}, peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
+          pass: r >= route.target && (name !== 'tweets' || service.wrk.p99Ms < 50) && rss <= TARGET_RSS_RATIO,
         }),
       );
     }
@@ -268,6 +273,7 @@ async function main() {
     api.kill('SIGTERM');
     await emptyWritesCommunity(db, communityId);
     await db.end();
+    await dropDatabaseUnlessKept();
   }
 }
 
