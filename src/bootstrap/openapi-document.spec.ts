@@ -47,13 +47,24 @@ describe('completeOpenApiDocument', () => {
 
   it('drops the compiler plugin’s placeholder success beside the enveloped one, keeps described ones', () => {
     expect(Object.keys(login.responses)).toEqual(['200', '413', '415', '500']);
+    // a write that takes an Idempotency-Key also answers 400 (a malformed key), 409 and 422
     expect(Object.keys(document.paths['/api/sdk/like'].post!.responses)).toEqual([
       '200',
       '201',
+      '400',
+      '409',
       '413',
       '415',
+      '422',
       '500',
     ]);
+  });
+
+  it('documents the Idempotency-Key on writes, never on the anonymous auth routes', () => {
+    const header = (operation: { parameters?: unknown[] }) =>
+      (operation.parameters ?? []).some((p) => (p as { name: string }).name === 'Idempotency-Key');
+    expect(header(document.paths['/api/sdk/like'].post!)).toBe(true);
+    expect(header(login)).toBe(false);
   });
 
   it('documents 413 and 415 with the error body on methods that take a body only', () => {
