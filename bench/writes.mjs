@@ -10,8 +10,11 @@
 // threads, warm-up, duration) with a script that gives every request a tweet of its own, from tweets
 // inserted beforehand; the floor's `write` line of the same invocation is their reference.
 //
+// The tweet write with an Idempotency-Key (`tweets-keyed`) is judged against the same write without
+// one, both driven by the same wrk script in the same invocation: the key may cost it at most 20%.
+//
 //   npm run build && node bench/writes.mjs             # seeds cp_bench once (as tweets-list.mjs), starts the API
-//   BENCH_WRITES=tweets node bench/writes.mjs          # some routes (tweets, comments, likes, patch)
+//   BENCH_WRITES=tweets node bench/writes.mjs          # some routes (tweets, comments, likes, patch, tweets-keyed)
 //   BENCH_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/writes.mjs   # profile the API meanwhile
 //
 // Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench, dropped at the end unless
@@ -44,7 +47,8 @@ const PROBE_BODY = JSON.stringify({ content: 'A write of the benchmark: '.padEnd
 
 /**
  * `url` for the routes the floor drives itself; `perTweet` (method and path of one tweet) for those
- * driven by wrk with a tweet per request.
+ * driven by wrk with a tweet per request; `keyed` for the tweet write with an Idempotency-Key, driven
+ * by wrk with and without the key in turn (its target is the keyed side against the other).
  */
 const ROUTES = {
   tweets: { target: 0.7, url: () => `${BENCH_URL}/api/sdk/tweets` },
@@ -57,6 +61,7 @@ const ROUTES = {
     target: 0.6,
     perTweet: { method: 'PATCH', path: (id) => `/api/sdk/tweets/${id}`, body: PROBE_BODY },
   },
+  'tweets-keyed': { target: 0.8, keyed: { method: 'POST', path: '/api/sdk/tweets', body: PROBE_BODY } },
 };
 
 /** The floor's load settings (floor-read.mjs reads the same variables, with the same defaults). */
@@ -102,7 +107,8 @@ async function writesCommunity(db, ownerId) {
 async function emptyWritesCommunity(db, id) {
   await db.query('DELETE FROM tweets WHERE community_id = $1', [id]);
   await db.query('DELETE FROM outbox_events WHERE community_id = $1', [id]);
-  await db.query('VACUUM ANALYZE tweets, comments, outbox_events');
+  await db.query('DELETE FROM idempotency_keys'); // the bench database's own: no other writer keys
+  await db.query('VACUUM ANALYZE tweets, comments, outbox_events, idempotency_keys');
 }
 
 /** Tweets of the writes community, inserted in one statement, for the routes that need one per request. */
@@ -119,22 +125,24 @@ async function insertTweets(db, communityId, ownerId, count) {
 }
 
 /**
- * wrk with the floor's settings, each request on a tweet of its own: thread t of n takes the tweets
- * t, t + n, t + 2n, ... of a file its script reads at start (one Lua state per thread). The warm-up
- * and the measured run read different files, so no tweet is used twice. Returns the measured run's
- * rate and latencies, and throws on any non-2xx answer or when the tweets run out.
+ * wrk with the floor's settings (connections, two threads, warm-up, duration) and a script that varies
+ * what the floor cannot: `ids` gives each request a tweet of its own (the path's `ID`; thread t of n
+ * takes the tweets t, t + n, t + 2n, ... of a file its script reads at start, one Lua state per thread;
+ * the warm-up and the measured run read different files, so no tweet is used twice); `keyed` sends a
+ * fresh Idempotency-Key on each request. Returns the measured run's rate and latencies, and throws on
+ * any non-2xx answer or when the tweets run out.
  */
-async function wrkPerTweet(route, tweetIds, apiKey) {
+async function wrkRun({ method, path, body, ids = null, keyed = false }, apiKey) {
   const dir = mkdtempSync(join(tmpdir(), 'cp-bench-writes-'));
   const threads = 2;
   const warmupShare = LOAD.warmupSecs / (LOAD.warmupSecs + LOAD.durationSecs);
-  const split = Math.ceil(tweetIds.length * warmupShare);
-  const run = async (name, ids, secs) => {
+  const split = ids ? Math.ceil(ids.length * warmupShare) : 0;
+  const run = async (name, runIds, secs) => {
     const idsFile = join(dir, `${name}.txt`);
-    writeFileSync(idsFile, ids.join('\n'));
+    writeFileSync(idsFile, (runIds ?? []).join('\n'));
     const script = join(dir, `${name}.lua`);
     const headers = { 'X-Api-Key': apiKey };
-    if (route.body !== null) headers['Content-Type'] = 'application/json';
+    if (body !== null) headers['Content-Type'] = 'application/json';
     writeFileSync(
       script,
       `local threadIndex = 0
@@ -146,15 +154,20 @@ function init(args)
   ids = {}
   for line in io.lines(${JSON.stringify(idsFile)}) do ids[#ids + 1] = line end
   nextIndex = first + 1
+  sent = 0
 end
 function request()
-  local id = ids[nextIndex]
-  if id == nil then error("out of tweets: raise TWEETS_FOR_PER_TWEET_ROUTES") end
-  nextIndex = nextIndex + ${threads}
-  local path = string.gsub(${JSON.stringify(route.path('ID'))}, "ID", id)
-  return wrk.format(${JSON.stringify(route.method)}, path, ${luaTable(headers)}, ${
-    route.body === null ? 'nil' : JSON.stringify(route.body)
-  })
+  local path = ${JSON.stringify(path)}
+  if ${runIds ? 'true' : 'false'} then
+    local id = ids[nextIndex]
+    if id == nil then error("out of tweets: raise TWEETS_FOR_PER_TWEET_ROUTES") end
+    nextIndex = nextIndex + ${threads}
+    path = string.gsub(path, "ID", id)
+  end
+  local headers = ${luaTable(headers)}
+  sent = sent + 1
+  if ${keyed ? 'true' : 'false'} then headers["Idempotency-Key"] = "${randomUUID()}-" .. first .. "-" .. sent end
+  return wrk.format(${JSON.stringify(method)}, path, headers, ${body === null ? 'nil' : JSON.stringify(body)})
 end
 `,
     );
@@ -172,8 +185,8 @@ end
     return stdout;
   };
   try {
-    await run('warmup', tweetIds.slice(0, split), LOAD.warmupSecs);
-    const out = await run('measured', tweetIds.slice(split), LOAD.durationSecs);
+    await run('warmup', ids && ids.slice(0, split), LOAD.warmupSecs);
+    const out = await run('measured', ids && ids.slice(split), LOAD.durationSecs);
     const ms = (p) => {
       const [, v, unit] = out.match(new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`));
       return Math.round(v * { us: 1, ms: 1e3, s: 1e6 }[unit]) / 1e3;
@@ -227,8 +240,17 @@ async function main() {
         if (!check.ok) throw new Error(`${name}: unexpected answer ${check.status}: ${await check.text()}`);
         const out = await runFloor('floor-read.mjs', { VARIANTS: 'write', ROUNDS }, { allLines: true });
         floor = figures(out.lines, 'POST /tweets');
-        service = { wrk: await wrkPerTweet(route.perTweet, ids, apiKey), peakRssMiB: peakRssMiB(api.pid) };
+        const run = { method, path: path('ID'), body, ids };
+        service = { wrk: await wrkRun(run, apiKey), peakRssMiB: peakRssMiB(api.pid) };
         routeName = `${method} ${path('{id}')} (a tweet of its own per request)`;
+      } else if (route.keyed) {
+        const out = await runFloor('floor-read.mjs', { VARIANTS: 'write', ROUNDS }, { allLines: true });
+        floor = figures(out.lines, 'POST /tweets');
+        const unkeyed = await wrkRun(route.keyed, apiKey);
+        service = { wrk: await wrkRun({ ...route.keyed, keyed: true }, apiKey), unkeyed };
+        service.peakRssMiB = peakRssMiB(api.pid);
+        service.keyedToUnkeyed = ratio(service.wrk.rps, unkeyed.rps);
+        routeName = `POST ${route.keyed.path} with a fresh Idempotency-Key per request (unkeyed: the same wrk run without)`;
       } else {
         const url = route.url(tweet.data.id);
         const check = await fetch(url, { method: 'POST', headers, body: PROBE_BODY });
@@ -264,8 +286,11 @@ async function main() {
           ratio: r,
           peakRssRatio: rss,
           eventsWritten: events,
-          targets: `ratio >= ${route.target}${name === 'tweets' ? ', p99 < 50 ms' : ''}, peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
-          pass: r >= route.target && (name !== 'tweets' || service.wrk.p99Ms < 50) && rss <= TARGET_RSS_RATIO,
+          targets: `${route.keyed ? 'keyed / unkeyed' : 'ratio'} >= ${route.target}${name === 'tweets' ? ', p99 < 50 ms' : ''}, peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
+          pass:
+            (route.keyed ? service.keyedToUnkeyed >= route.target : r >= route.target) &&
+            (name !== 'tweets' || service.wrk.p99Ms < 50) &&
+            rss <= TARGET_RSS_RATIO,
         }),
       );
     }
