@@ -16,6 +16,8 @@ import { CommunityModule } from './modules/community/community.module';
 import { ContentModule } from './modules/content/content.module';
 import { EventsModule } from './modules/events/events.module';
 import { HealthModule } from './modules/health/health.module';
+import { IdempotencyGuard } from './modules/idempotency/idempotency.guard';
+import { IdempotencyModule } from './modules/idempotency/idempotency.module';
 import { MembershipsModule } from './modules/members/memberships.module';
 import { MembersApiModule } from './modules/members/members-api.module';
 import { CustomizationModule } from './modules/customization/customization.module';
@@ -47,6 +49,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     CommunityModule,
     ContentModule,
     WebhooksModule,
+    IdempotencyModule,
   ],
   providers: [
     // The global guards, in the order they run (the one place it is written). The rate-limit guard
@@ -54,8 +57,9 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     // first the per-address limits of login, refresh and the portal exchange, which must count the
     // requests the access guards would refuse; then who is calling, in which community, the plan, the
     // permission; then the routes' per-caller limits, so refused callers spend no tokens; last, unknown
-    // fields where the route declares no DTO, as the pipe would refuse them. No global interceptor:
-    // each would cost every request an rxjs chain.
+    // fields where the route declares no DTO, as the pipe would refuse them; then an Idempotency-Key,
+    // once every answer that is not stored has had its turn (docs/idempotency.md). No global
+    // interceptor: each would cost every request an rxjs chain.
     rateLimitGuard('before-access'),
     ...[AuthGuard, TenantGuard, FeatureGuard, PermissionGuard].map((guard) => ({
       provide: APP_GUARD,
@@ -63,6 +67,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     })),
     rateLimitGuard('after-access'),
     { provide: APP_GUARD, useClass: KnownFieldsGuard },
+    { provide: APP_GUARD, useClass: IdempotencyGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],

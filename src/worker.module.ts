@@ -4,6 +4,7 @@ import { LoggerModule } from './logging/logger.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { DeliveryWorkerModule } from './modules/webhooks/worker/delivery-worker.module';
+import { IdempotencyRetentionModule } from './modules/idempotency/idempotency-retention.module';
 
 /**
  * The delivery worker: a Nest application context with no API (its only HTTP server is the
@@ -16,6 +17,7 @@ import { DeliveryWorkerModule } from './modules/webhooks/worker/delivery-worker.
     MetricsModule.forProcess('worker'),
     PrismaModule,
     DeliveryWorkerModule,
+    IdempotencyRetentionModule,
   ],
 })
 export class WorkerModule {}

@@ -23,6 +23,8 @@ import { logRequests } from '../logging/request-log';
 import { StartupDetailAtDebug } from '../logging/startup-detail-logger';
 import { HttpMetrics } from '../metrics/http-metrics';
 import { looksLikeApiKey } from '../modules/auth/api-key-format';
+import { IdempotencyService } from '../modules/idempotency/idempotency.service';
+import type { AppRequest } from '../common/http/request-context';
 import { addEventSchemas } from '../modules/events/event-schemas';
 import { completeOpenApiDocument, inputClassesOf } from './openapi-document';
 import { servePortal } from './portal-static';
@@ -155,6 +157,8 @@ function shapeLimitedJsonParser(fastify: FastifyInstance) {
       maxKeysPerBody: routeBodyKeyLimit(request.routeOptions.config),
     };
     const violation = jsonShapeViolation(body, limits);
+    // an Idempotency-Key's request is recognised by its body's bytes (docs/idempotency.md#the-rules)
+    if (request.headers['idempotency-key'] !== undefined) (request as AppRequest).rawBody = body;
     if (violation) {
       done(Errors.badRequest(violation, 'body'));
       return;
@@ -202,6 +206,16 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   fastify.addHook('onRoute', (route: RouteOptions) => {
     if (ANONYMOUS_AUTH_ROUTES.includes(route.url)) route.bodyLimit = ANONYMOUS_AUTH_BODY_LIMIT_BYTES;
   });
+  const idempotency = resolveOptional(app, IdempotencyService);
+  if (idempotency)
+    // an Idempotency-Key's answer is stored with the write, from the bytes about to be sent
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      if ((request as AppRequest).idempotency === undefined) return done(null, payload);
+      idempotency.finish(request as AppRequest, reply, payload).then(
+        () => done(null, payload),
+        (err: Error) => done(err),
+      );
+    });
   const httpMetrics = resolveOptional(app, HttpMetrics);
   if (httpMetrics)
     fastify.addHook('onResponse', (request, reply, done) => (httpMetrics.observe(request, reply), done()));

@@ -7,6 +7,11 @@ import type {
   ResponseObject,
 } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { errorResponse } from '../common/http/api-docs';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IdempotencyService,
+  REPLAYED_HEADER,
+} from '../modules/idempotency/idempotency.service';
 import { classesWithValidationRules, type InputClass } from '../common/http/validation-limits';
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
@@ -39,10 +44,13 @@ export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject 
       variables: { baseUrl: { default: 'http://localhost:3000', description: 'scheme, host and port' } },
     },
   ];
-  for (const pathItem of Object.values(document.paths)) {
+  for (const [path, pathItem] of Object.entries(document.paths)) {
     for (const method of OPERATION_METHODS) {
       const operation = pathItem[method];
-      if (operation) completeOperation(operation, method);
+      if (!operation) continue;
+      completeOperation(operation, method);
+      if (IdempotencyService.keyedRoute(method.toUpperCase(), fastifyPath(path)))
+        documentIdempotencyKey(operation);
     }
   }
   // The event catalog's deliveries (src/modules/events/event-schemas.ts): the receiver checks the
@@ -84,6 +92,60 @@ function completeOperation(operation: OperationObject, method: string): void {
     const schema = parameter.schema as { default?: unknown } | undefined;
     if (parameter.in === 'query' && schema?.default !== undefined) parameter.required = false;
   }
+}
+
+/** `/api/sdk/tweets/{id}` as Fastify names the route: `/api/sdk/tweets/:id`. */
+function fastifyPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/**
+ * A write that takes an Idempotency-Key (docs/idempotency.md): the header, the Idempotent-Replayed
+ * header of every answer it can replay, and the two answers only a key gives.
+ */
+function documentIdempotencyKey(operation: OperationObject): void {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: IDEMPOTENCY_KEY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        "Makes the write safe to retry: 1 to 255 printable ASCII characters ('!' to '~'), unique per logical " +
+        'write of this caller in this community. A repeat with the same method, path and body within ' +
+        'IDEMPOTENCY_KEY_TTL gets the first answer again with `Idempotent-Replayed: true`, and writes nothing.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+    },
+  ];
+  const responses = operation.responses as Record<string, ResponseObject>;
+  for (const [status, response] of Object.entries(responses)) {
+    if (status.startsWith('5') || ['401', '403', '413', '415', '429'].includes(status)) continue;
+    response.headers = {
+      ...response.headers,
+      [REPLAYED_HEADER]: {
+        description:
+          'true when this answer is the stored answer of an earlier request with the same Idempotency-Key',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    };
+  }
+  const conflict = responses['409'] ?? errorResponse(409);
+  responses['409'] = {
+    ...conflict,
+    description: `${conflict.description}; or IDEMPOTENCY_KEY_IN_USE: a request with this Idempotency-Key is still running (Retry-After: 1)`,
+    headers: {
+      ...conflict.headers,
+      'Retry-After': {
+        description: 'IDEMPOTENCY_KEY_IN_USE: seconds to wait before retrying (1)',
+        schema: { type: 'integer' },
+      },
+    },
+  };
+  responses['422'] ??= errorResponse(422);
+  responses['400'] ??= errorResponse(400);
+  operation.responses = Object.fromEntries(
+    Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)),
+  ) as OperationObject['responses'];
 }
 
 /**

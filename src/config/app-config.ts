@@ -175,6 +175,13 @@ export class AppConfig {
   @IsDuration('1h')
   PORTAL_SESSION_TTL = '1h';
 
+  /**
+   * How long a write's answer stays stored under its Idempotency-Key (a repeat within it is answered
+   * from storage; docs/idempotency.md). The worker prunes expired answers.
+   */
+  @IsPositiveDuration('24h')
+  IDEMPOTENCY_KEY_TTL = '24h';
+
   /** A key ring, newest first: the newest encrypts, every key decrypts (rotation: docs/operations.md). */
   @IsOptional()
   @IsEncryptionKeyRing()
@@ -336,6 +343,7 @@ export class AppConfig {
   readonly workerStalledIntervalMs!: number;
   readonly authRateLimitWindowMs!: number;
   readonly loginFailureWindowMs!: number;
+  readonly idempotencyKeyTtlMs!: number;
 
   // ------------------------------------------------------------- derived, typed views
 
@@ -466,6 +474,7 @@ type ParsedDurations = Pick<
   | 'workerStalledIntervalMs'
   | 'authRateLimitWindowMs'
   | 'loginFailureWindowMs'
+  | 'idempotencyKeyTtlMs'
 >;
 
 function parseDurations(config: AppConfig): ParsedDurations {
@@ -486,5 +495,6 @@ function parseDurations(config: AppConfig): ParsedDurations {
     workerStalledIntervalMs: durationMs(config.WORKER_STALLED_INTERVAL),
     authRateLimitWindowMs: durationMs(config.AUTH_RATE_LIMIT_WINDOW),
     loginFailureWindowMs: durationMs(config.LOGIN_FAILURE_WINDOW),
+    idempotencyKeyTtlMs: durationMs(config.IDEMPOTENCY_KEY_TTL),
   };
 }

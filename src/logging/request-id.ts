@@ -1,16 +1,29 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * The id of the HTTP request being served (the caller's X-Request-Id or a generated uuid, the
- * `reqId` of its log lines), available to code deep below the controller without passing it down:
+ * What code deep below the controller may need of the HTTP request being served, without it being
+ * passed down: its id (the caller's X-Request-Id or a generated uuid, the `reqId` of its log lines;
  * the outbox stores it with each event so that an operator can follow one request to every
- * delivery it caused.
+ * delivery it caused), and the database connection its writes are bound to while an
+ * Idempotency-Key holds them in one transaction (src/prisma/request-transaction.ts). One store per
+ * request, so binding a connection costs a request without the header nothing.
  */
-const requestIdStorage = new AsyncLocalStorage<string>();
+export interface RequestScope {
+  readonly id: string;
+  /** set by src/prisma/request-transaction.ts only */
+  boundConnection?: unknown;
+}
+
+const requestScopeStorage = new AsyncLocalStorage<RequestScope>();
 
 /** The current request's id; undefined outside a request (CLI, worker, start-up). */
 export function currentRequestId(): string | undefined {
-  return requestIdStorage.getStore();
+  return requestScopeStorage.getStore()?.id;
+}
+
+/** The current request's scope; undefined outside a request. */
+export function currentRequestScope(): RequestScope | undefined {
+  return requestScopeStorage.getStore();
 }
 
 /**
@@ -20,5 +33,5 @@ export function currentRequestId(): string | undefined {
  * AsyncResource made inside the scope). Tests and replays of a request's work call it directly.
  */
 export function runWithRequestId<T>(id: string, fn: () => T): T {
-  return requestIdStorage.run(id, fn);
+  return requestScopeStorage.run({ id }, fn);
 }

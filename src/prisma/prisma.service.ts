@@ -3,6 +3,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type QueryResult, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { AppConfig } from '../config/app-config';
+import { routeToBoundConnection } from './request-transaction';
 
 const logger = new Logger('PrismaService');
 
@@ -28,7 +29,11 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
   readonly preparedPool: Pool | undefined;
 
   constructor(config: AppConfig) {
-    const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE });
+    // A request whose writes are bound to one transaction (an Idempotency-Key's) runs them all on
+    // its connection, Prisma's and the raw statements alike: src/prisma/request-transaction.ts.
+    const pool = routeToBoundConnection(
+      new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE }),
+    );
     // An idle connection the server closes (restart, failover, pg_terminate_backend) is dropped by the
     // pool and replaced on the next query; without a listener its error would end the process.
     pool.on('error', (err) => logger.warn({ msg: 'idle database connection lost', error: err.message }));

@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import { AppConfig } from '../config/app-config';
 import { createSubscriberClient, type RedisClient } from './redis-client';
 import { REDIS } from './redis.tokens';
+import { boundConnection, runAfterCommit } from '../prisma/request-transaction';
 
 /** What changed: `kind` names the cache (e.g. `session`), `id` the entry. */
 export interface Invalidation {
@@ -113,6 +114,9 @@ export class InvalidationBus implements OnModuleInit, OnModuleDestroy {
    * committed, and entries expire on their own (InvalidatingCache's maxAgeMs) as a last resort.
    */
   async publish(kind: string, id: string): Promise<void> {
+    // inside a request whose writes commit only when it answers (an Idempotency-Key's transaction),
+    // a cache invalidated now could re-read the row before that commit and keep the old value
+    if (boundConnection()) return runAfterCommit(() => void this.publish(kind, id));
     this.listeners.get(kind)?.forEach((l) => l.invalidate(id));
     try {
       await this.publisher.publish(this.channel, JSON.stringify({ kind, id } satisfies Invalidation));

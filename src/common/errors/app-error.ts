@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'WEBHOOK_TEST_FAILED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENCY_KEY_IN_USE'
   | 'INTERNAL_ERROR';
 
 export interface ValidationDetail {
@@ -96,6 +98,22 @@ export const Errors = {
   conflict: (message: string) => new AppError(HttpStatus.CONFLICT, 'CONFLICT', message),
   serviceUnavailable: (message: string) =>
     new AppError(HttpStatus.SERVICE_UNAVAILABLE, 'SERVICE_UNAVAILABLE', message),
+  /** docs/idempotency.md#the-rules */
+  idempotencyKeyReused: () =>
+    new AppError(
+      HttpStatus.UNPROCESSABLE_ENTITY,
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was used for another request (method, path or body); send a new key',
+    ),
+  /** docs/idempotency.md#the-rules */
+  idempotencyKeyInUse: () =>
+    new AppError(
+      HttpStatus.CONFLICT,
+      'IDEMPOTENCY_KEY_IN_USE',
+      'A request with this Idempotency-Key is still being processed; retry after a moment',
+      {},
+      { 'retry-after': '1' },
+    ),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError(
       HttpStatus.TOO_MANY_REQUESTS,
@@ -105,3 +123,23 @@ export const Errors = {
       { 'retry-after': String(retryAfterSeconds) },
     ),
 };
+
+/**
+ * Errors the validation pipe raised: the request was refused before its handler ran, so an
+ * Idempotency-Key does not keep that answer (docs/idempotency.md#what-is-stored).
+ */
+const refusedBeforeHandler = new WeakSet<object>();
+
+export function markRefusedBeforeHandler(err: unknown): void {
+  if (typeof err === 'object' && err !== null) refusedBeforeHandler.add(err);
+}
+
+export function wasRefusedBeforeHandler(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && refusedBeforeHandler.has(err);
+}
+
+/**
+ * Thrown once a request was answered from an Idempotency-Key's stored answer, so that its handler
+ * does not run; the exception filter sends nothing more.
+ */
+export class AnsweredFromStorage extends Error {}

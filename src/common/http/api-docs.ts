@@ -44,6 +44,8 @@ export class ErrorBodyDto {
       'RATE_LIMITED',
       'SERVICE_UNAVAILABLE',
       'WEBHOOK_TEST_FAILED',
+      'IDEMPOTENCY_KEY_REUSED',
+      'IDEMPOTENCY_KEY_IN_USE',
       'INTERNAL_ERROR',
     ] satisfies ErrorCode[],
   })
@@ -69,6 +71,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'FORBIDDEN (not a member, or lacking the permission) or FEATURE_NOT_AVAILABLE (with featureKey)',
   404: 'NOT_FOUND: no such resource in this community',
   409: 'CONFLICT: a unique value is taken',
+  422: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was used for another method, path or body',
   413: 'PAYLOAD_TOO_LARGE: body over 1 MiB (16 KiB for login, refresh-token and the portal exchange)',
   415: 'UNSUPPORTED_MEDIA_TYPE: a body that is not application/json',
   429: 'RATE_LIMITED: with retryAfter and a Retry-After header',

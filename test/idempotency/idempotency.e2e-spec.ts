@@ -1,0 +1,225 @@
+import { randomUUID } from 'node:crypto';
+import { IdempotencyRetention } from '../../src/modules/idempotency/idempotency-retention.service';
+import { createTestApp, TestApp } from '../utils/app';
+import { memberCaller, memberWithCredentials, outboxOf, unique } from '../utils/factories';
+import { call, type CallOptions, type CallResult } from '../utils/http';
+import { Receiver, startReceiver } from '../utils/webhook-receiver';
+import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+
+/** docs/idempotency.md: one logical write, one row and one event, however often it is sent. */
+describe('Idempotency-Key on writes', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let worker: TestWorker;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    [a, b] = await Promise.all([createTestApp(DELIVERY_TEST_ENV), createTestApp(DELIVERY_TEST_ENV)]);
+    worker = await startTestWorker();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await Promise.all([a?.close(), b?.close()]);
+    await receiver?.close();
+  });
+
+  const post = (t: TestApp, auth: CallOptions, key: string, body: unknown, url = '/api/sdk/tweets') =>
+    call(t.app, 'POST', url, { ...auth, headers: { 'idempotency-key': key }, body });
+
+  const tweetsOf = (communityId: string) => a.prisma.tweet.findMany({ where: { communityId } });
+
+  /** A member whose community has an endpoint subscribed to tweet.created. */
+  async function subscribedMember() {
+    const owner = await memberCaller(a.app, 'apiKey');
+    const path = `/${unique('hook')}`;
+    const endpoint = await createEndpoint(a, owner.communityId, {
+      url: receiver.url + path,
+      events: ['tweet.created'],
+    });
+    return { owner, endpoint, path };
+  }
+
+  /** Every delivery of the community's events has ended, and the receiver got `count` at `path`. */
+  async function deliveredOnce(communityId: string, endpointId: string, path: string) {
+    await waitFor('the delivery', async () => {
+      const pending = await a.prisma.webhookDelivery.count({ where: { communityId, status: 'PENDING' } });
+      const unrelayed = await a.prisma.outboxEvent.count({ where: { communityId, relayedAt: null } });
+      return pending === 0 && unrelayed === 0 && receiver.at(path).length >= 1;
+    });
+    expect(receiver.at(path)).toHaveLength(1);
+    expect(await a.prisma.webhookDelivery.count({ where: { endpointId } })).toBe(1);
+  }
+
+  it('a tweet posted three times with one key is one tweet, one event, one delivery; the repeats are replays', async () => {
+    const { owner, endpoint, path } = await subscribedMember();
+    const key = randomUUID();
+    const first = await post(a, owner.auth, key, { content: 'once' });
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const second = await post(a, owner.auth, key, { content: 'once' });
+    const third = await post(b, owner.auth, key, { content: 'once' });
+    for (const repeat of [second, third]) {
+      expect(repeat.status).toBe(201);
+      expect(repeat.headers['idempotent-replayed']).toBe('true');
+      expect(repeat.body).toEqual(first.body);
+    }
+    expect(await tweetsOf(owner.communityId)).toHaveLength(1);
+    expect(await outboxOf(a.app, owner.communityId, 'tweet.created')).toHaveLength(1);
+    await deliveredOnce(owner.communityId, endpoint.id, path);
+  });
+
+  it('three at once through two instances: one runs, the others wait (409, Retry-After: 1) or replay', async () => {
+    const { owner, endpoint, path } = await subscribedMember();
+    const key = randomUUID();
+    const answers = await Promise.all([a, b, a].map((t) => post(t, owner.auth, key, { content: 'at once' })));
+    const settled: CallResult[] = [];
+    for (const [i, answer] of answers.entries()) {
+      let current = answer;
+      while (current.status === 409) {
+        expect(current.body.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+        expect(current.headers['retry-after']).toBe('1');
+        current = await post([a, b, a][i], owner.auth, key, { content: 'at once' });
+      }
+      settled.push(current);
+    }
+    expect(settled.map((r) => r.status)).toEqual([201, 201, 201]);
+    expect(settled.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(2);
+    for (const r of settled) expect(r.body).toEqual(settled[0].body);
+    expect(await tweetsOf(owner.communityId)).toHaveLength(1);
+    expect(await outboxOf(a.app, owner.communityId, 'tweet.created')).toHaveLength(1);
+    await deliveredOnce(owner.communityId, endpoint.id, path);
+  });
+
+  it('the same key with another body or route is 422 IDEMPOTENCY_KEY_REUSED, and writes nothing', async () => {
+    const owner = await memberCaller(a.app, 'jwt');
+    const key = randomUUID();
+    const first = await post(a, owner.auth, key, { content: 'original' });
+    expect(first.status).toBe(201);
+    const otherBody = await post(a, owner.auth, key, { content: 'changed' });
+    expect(otherBody.status).toBe(422);
+    expect(otherBody.body).toMatchObject({ success: false, code: 'IDEMPOTENCY_KEY_REUSED' });
+    // the same bytes but another key order: another body
+    const reordered = await call(a.app, 'POST', '/api/sdk/tweets', {
+      ...owner.auth,
+      headers: { 'idempotency-key': key },
+      body: '{ "content": "original" }',
+    });
+    expect(reordered.status).toBe(422);
+    const otherRoute = await post(a, owner.auth, key, { title: 'a task' }, '/api/sdk/tasks');
+    expect(otherRoute.status).toBe(422);
+    expect(await tweetsOf(owner.communityId)).toHaveLength(1);
+    expect(await a.prisma.task.count({ where: { communityId: owner.communityId } })).toBe(0);
+  });
+
+  it('a key is scoped to the credential and the community: another API key, user or community runs anew', async () => {
+    const member = await memberWithCredentials(a.app);
+    const communityId = member.community.id;
+    const key = randomUUID();
+    const body = { content: 'scoped' };
+    expect((await post(a, { apiKey: member.apiKey }, key, body)).status).toBe(201);
+    // the same member's login token is another identity than their API key
+    const asUser = await post(a, { token: member.token }, key, body);
+    expect(asUser.status).toBe(201);
+    expect(asUser.headers['idempotent-replayed']).toBeUndefined();
+    // another member of the same community, with their own key
+    const other = await memberCaller(a.app, 'apiKey', { communityId });
+    expect((await post(a, other.auth, key, body)).headers['idempotent-replayed']).toBeUndefined();
+    expect(await tweetsOf(communityId)).toHaveLength(3);
+    // another community: the same user's token acting elsewhere
+    const elsewhere = await memberCaller(a.app, 'jwt');
+    const inOther = await post(a, elsewhere.auth, key, body);
+    expect(inOther.status).toBe(201);
+    expect(inOther.headers['idempotent-replayed']).toBeUndefined();
+    // the first community's replay is still its own
+    const replay = await post(a, { apiKey: member.apiKey }, key, body);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect(replay.body.data.communityId).toBe(communityId);
+    expect(await tweetsOf(elsewhere.communityId)).toHaveLength(1);
+  });
+
+  it('an answer refused by validation is not kept: the fixed body with the same key runs', async () => {
+    const owner = await memberCaller(a.app, 'apiKey');
+    const key = randomUUID();
+    const invalid = await post(a, owner.auth, key, { content: '' });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.code).toBe('VALIDATION_ERROR');
+    const unknownField = await post(a, owner.auth, key, { content: 'x', extra: 1 });
+    expect(unknownField.status).toBe(400);
+    const fixed = await post(a, owner.auth, key, { content: 'fixed' });
+    expect(fixed.status).toBe(201);
+    expect(fixed.headers['idempotent-replayed']).toBeUndefined();
+    expect(await tweetsOf(owner.communityId)).toHaveLength(1);
+  });
+
+  it("a handler's 4xx is kept, with none of the handler's writes", async () => {
+    const owner = await memberCaller(a.app, 'apiKey');
+    const key = randomUUID();
+    const missing = `/api/sdk/tweets/${randomUUID()}`;
+    const first = await call(a.app, 'PATCH', missing, {
+      ...owner.auth,
+      headers: { 'idempotency-key': key },
+      body: { content: 'edit' },
+    });
+    expect(first.status).toBe(404);
+    const again = await call(a.app, 'PATCH', missing, {
+      ...owner.auth,
+      headers: { 'idempotency-key': key },
+      body: { content: 'edit' },
+    });
+    expect(again.status).toBe(404);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await outboxOf(a.app, owner.communityId, 'tweet.updated')).toHaveLength(0);
+  });
+
+  it('a malformed key is 400 VALIDATION_ERROR naming the header, and nothing is written', async () => {
+    const owner = await memberCaller(a.app, 'apiKey');
+    for (const bad of ['', 'has space', 'x'.repeat(256), 'é']) {
+      const res = await call(a.app, 'POST', '/api/sdk/tweets', {
+        ...owner.auth,
+        headers: { 'idempotency-key': bad },
+        body: { content: 'x' },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: [{ field: 'Idempotency-Key' }],
+      });
+    }
+    expect((await post(a, owner.auth, 'x'.repeat(255), { content: 'ok' })).status).toBe(201);
+    expect((await post(a, owner.auth, '!~', { content: 'ok' })).status).toBe(201);
+    expect(await tweetsOf(owner.communityId)).toHaveLength(2);
+  });
+
+  it('an expired answer is not replayed: the key runs again', async () => {
+    const short = await createTestApp({ ...DELIVERY_TEST_ENV, IDEMPOTENCY_KEY_TTL: '1ms' });
+    try {
+      const owner = await memberCaller(short.app, 'apiKey');
+      const key = randomUUID();
+      expect((await post(short, owner.auth, key, { content: 'x' })).status).toBe(201);
+      // the answers kept for 1 ms (no other app of the run keeps any that briefly)
+      const unexpired = async () => {
+        const rows = await short.prisma.$queryRaw<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM idempotency_keys
+           WHERE expires_at - created_at < interval '1 second' AND expires_at > now()`;
+        return rows[0].n;
+      };
+      await waitFor('the answer to expire', async () => (await unexpired()) === 0);
+      const again = await post(short, owner.auth, key, { content: 'x' });
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBeUndefined();
+      expect(await tweetsOf(owner.communityId)).toHaveLength(2);
+      for (let i = 0; i < 3; i++) await post(short, owner.auth, randomUUID(), { content: `x${i}` });
+      // the worker prunes expired answers in batches until none is left
+      await waitFor('the answers to expire', async () => (await unexpired()) === 0);
+      const deleted = await worker.context.get(IdempotencyRetention).prune(2);
+      expect(deleted).toBeGreaterThanOrEqual(4);
+      const left = await short.prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM idempotency_keys WHERE expires_at <= now()`;
+      expect(left[0].n).toBe(0);
+    } finally {
+      await short.close();
+    }
+  });
+});
