@@ -112,7 +112,13 @@ class MembersRoutes(_Group):
         """One page (``page``, ``limit``)."""
         return self._http.request("GET", "/api/sdk/members", query=_body(query))
 
-    def add(self, email: Any, **fields: Any) -> AddedMember:
+    def add(
+        self,
+        email: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> AddedMember:
         """Add one member by e-mail (extension); an existing member gets the given name/role
 
         Creates a password-less user when the e-mail is unknown. `name` is the display name in this
@@ -121,9 +127,21 @@ class MembersRoutes(_Group):
         above their own, nor changes the role of a member ranked above them (403 FORBIDDEN).
         Demoting the last OWNER is refused with 409 CONFLICT.
         """
-        return self._http.request("POST", "/api/sdk/members", body=_body(dict(fields, email=email)))
+        return self._http.request(
+            "POST",
+            "/api/sdk/members",
+            body=_body(dict(fields, email=email)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+        )
 
-    def bulk_upsert(self, members: Any, **fields: Any) -> BulkMembersResult:
+    def bulk_upsert(
+        self,
+        members: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> BulkMembersResult:
         """Create or update 1–1000 members in one transaction
 
         Unknown e-mails become password-less users; existing members get the given display name and
@@ -137,9 +155,18 @@ class MembersRoutes(_Group):
             "POST",
             "/api/sdk/members/bulk",
             body=_body(dict(fields, members=members)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
-    def set_role(self, id: str, role: Any, **fields: Any) -> Member:
+    def set_role(
+        self,
+        id: str,
+        role: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Member:
         """Set a member's role
 
         Nobody gives a role above their own, nor changes the role of a member ranked above them (403
@@ -149,6 +176,8 @@ class MembersRoutes(_Group):
             "PATCH",
             "/api/sdk/members/{}/role".format(_seg(id)),
             body=_body(dict(fields, role=role)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
 
@@ -157,7 +186,13 @@ class CustomizationRoutes(_Group):
         """The sidebar (any member); empty with updatedAt null until first set"""
         return self._http.request("GET", "/api/sdk/customization/sidebar", query=_body(query))
 
-    def replace_sidebar(self, items: Any, **fields: Any) -> Sidebar:
+    def replace_sidebar(
+        self,
+        items: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Sidebar:
         """Replace the whole sidebar (at most 50 items) atomically
 
         Records customization.updated with the new sidebar.
@@ -166,6 +201,8 @@ class CustomizationRoutes(_Group):
             "PUT",
             "/api/sdk/customization/sidebar",
             body=_body(dict(fields, items=items)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
     def active_advertisements(self, **filters: Any) -> Paginated[Advertisement]:
@@ -201,7 +238,12 @@ class CustomizationRoutes(_Group):
             query=_body(query),
         )
 
-    def create_advertisement(self, **fields: Any) -> Advertisement:
+    def create_advertisement(
+        self,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Advertisement:
         """Create an advertisement (extension)
 
         startsAt must be before endsAt; URLs are http(s). Records customization.updated.
@@ -210,9 +252,17 @@ class CustomizationRoutes(_Group):
             "POST",
             "/api/sdk/customization/advertisements",
             body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
-    def update_advertisement(self, id: str, **fields: Any) -> Advertisement:
+    def update_advertisement(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Advertisement:
         """Update an advertisement (extension)
 
         The resulting window must keep startsAt before endsAt. Records customization.updated.
@@ -221,9 +271,17 @@ class CustomizationRoutes(_Group):
             "PATCH",
             "/api/sdk/customization/advertisements/{}".format(_seg(id)),
             body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
-    def delete_advertisement(self, id: str, **query: Any) -> DeletedAdvertisement:
+    def delete_advertisement(
+        self,
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        **query: Any,
+    ) -> DeletedAdvertisement:
         """Delete an advertisement (extension)
 
         Records customization.updated.
@@ -232,18 +290,31 @@ class CustomizationRoutes(_Group):
             "DELETE",
             "/api/sdk/customization/advertisements/{}".format(_seg(id)),
             query=_body(query),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
 
 class EmbedRoutes(_Group):
-    def create_session(self, **fields: Any) -> EmbedSession:
+    def create_session(
+        self,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> EmbedSession:
         """Create an embed session
 
         Answers a short-lived JWT (claim typ "embed", the session, the community, the allowed
         origin; exp = ttlSeconds) that every other route refuses with 401, and an embedUrl without
         the token. Records embed.session.created (without the token).
         """
-        return self._http.request("POST", "/api/embed/sessions", body=_body(fields))
+        return self._http.request(
+            "POST",
+            "/api/embed/sessions",
+            body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+        )
 
 
 class AdminRoutes(_Group):
@@ -251,12 +322,21 @@ class AdminRoutes(_Group):
         """The calling identity (user or API key)"""
         return self._http.request("GET", "/api/admin/sdk/me")
 
-    def create_community(self, name: Any, slug: Any, **fields: Any) -> Community:
+    def create_community(
+        self,
+        name: Any,
+        slug: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Community:
         """Create a community; the caller becomes its OWNER"""
         return self._http.request(
             "POST",
             "/api/admin/sdk/communities",
             body=_body(dict(fields, name=name, slug=slug)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
@@ -269,20 +349,31 @@ class AdminRoutes(_Group):
             auth=AUTH_BEARER,
         )
 
-    def create_api_key(self, name: Any, community_id: Any, **fields: Any) -> CreatedApiKey:
+    def create_api_key(
+        self,
+        name: Any,
+        community_id: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> CreatedApiKey:
         """Create an API key for the community; the whole key is in this response only"""
         return self._http.request(
             "POST",
             "/api/admin/sdk/api-keys",
             body=_body(dict(fields, name=name, community_id=community_id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
-    def revoke_api_key(self, id: str) -> ApiKey:
+    def revoke_api_key(self, id: str, *, idempotency_key: Optional[str] = None) -> ApiKey:
         """Revoke an API key"""
         return self._http.request(
             "DELETE",
             "/api/admin/sdk/api-keys/{}".format(_seg(id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
@@ -296,7 +387,7 @@ class CommunityRoutes(_Group):
         """The community's settings"""
         return self._http.request("GET", "/api/sdk/community/settings", query=_body(query))
 
-    def update_settings(self, **fields: Any) -> Settings:
+    def update_settings(self, *, idempotency_key: Optional[str] = None, **fields: Any) -> Settings:
         """Change settings (only the fields sent)
 
         A non-null customDomain needs the custom_domain feature (403 FEATURE_NOT_AVAILABLE). It is
@@ -306,9 +397,20 @@ class CommunityRoutes(_Group):
         one; null removes both. The service's own hostnames (SERVICE_HOSTNAMES) are 400; a domain
         active in another community is 409. Emits community.updated when a value changed.
         """
-        return self._http.request("PATCH", "/api/sdk/community/settings", body=_body(fields))
+        return self._http.request(
+            "PATCH",
+            "/api/sdk/community/settings",
+            body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+        )
 
-    def verify_custom_domain(self, **fields: Any) -> Settings:
+    def verify_custom_domain(
+        self,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Settings:
         """Verify the pending custom domain through its DNS TXT record
 
         Looks up customDomainPending.txtRecord.name; when one of its TXT values equals
@@ -321,14 +423,22 @@ class CommunityRoutes(_Group):
             "POST",
             "/api/sdk/community/custom-domain/verify",
             body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
-    def update_branding(self, **fields: Any) -> Branding:
+    def update_branding(self, *, idempotency_key: Optional[str] = None, **fields: Any) -> Branding:
         """Change branding (only the fields sent; null clears one)
 
         Emits community.updated when a value changed.
         """
-        return self._http.request("PATCH", "/api/sdk/community/branding", body=_body(fields))
+        return self._http.request(
+            "PATCH",
+            "/api/sdk/community/branding",
+            body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+        )
 
 
 class TweetsRoutes(_Group):
@@ -343,7 +453,13 @@ class TweetsRoutes(_Group):
         """One page (``page``, ``limit``)."""
         return self._http.request("GET", "/api/sdk/tweets", query=_body(query))
 
-    def create(self, content: Any, **fields: Any) -> Tweet:
+    def create(
+        self,
+        content: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Tweet:
         """Post a tweet as the caller (an API key posts as the member who created it)
 
         With allowMemberPosts off, only members with CONTENT_MODERATE may post. Emits tweet.created.
@@ -352,9 +468,18 @@ class TweetsRoutes(_Group):
             "POST",
             "/api/sdk/tweets",
             body=_body(dict(fields, content=content)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
-    def update(self, id: str, content: Any, **fields: Any) -> Tweet:
+    def update(
+        self,
+        id: str,
+        content: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Tweet:
         """Edit a tweet's content: its author, or CONTENT_MODERATE
 
         Emits tweet.updated.
@@ -363,14 +488,21 @@ class TweetsRoutes(_Group):
             "PATCH",
             "/api/sdk/tweets/{}".format(_seg(id)),
             body=_body(dict(fields, content=content)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
-    def delete(self, id: str) -> DeletedTweet:
+    def delete(self, id: str, *, idempotency_key: Optional[str] = None) -> DeletedTweet:
         """Delete a tweet with its comments and likes: its author, or CONTENT_MODERATE
 
         Emits tweet.deleted.
         """
-        return self._http.request("DELETE", "/api/sdk/tweets/{}".format(_seg(id)))
+        return self._http.request(
+            "DELETE",
+            "/api/sdk/tweets/{}".format(_seg(id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+        )
 
 
 class TasksRoutes(_Group):
@@ -385,9 +517,15 @@ class TasksRoutes(_Group):
         """One page (``page``, ``limit``)."""
         return self._http.request("GET", "/api/sdk/tasks", query=_body(query))
 
-    def create(self, title: Any, **fields: Any) -> Task:
+    def create(self, title: Any, *, idempotency_key: Optional[str] = None, **fields: Any) -> Task:
         """Create a task (extension)"""
-        return self._http.request("POST", "/api/sdk/tasks", body=_body(dict(fields, title=title)))
+        return self._http.request(
+            "POST",
+            "/api/sdk/tasks",
+            body=_body(dict(fields, title=title)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+        )
 
     def get(self, id: str, **query: Any) -> Task:
         """Get a task"""
@@ -415,6 +553,8 @@ class CommentsRoutes(_Group):
         parent: Literal["tweets", "tasks"],
         id: str,
         content: Any,
+        *,
+        idempotency_key: Optional[str] = None,
         **fields: Any,
     ) -> Comment:
         """Comment on a tweet or task
@@ -425,11 +565,20 @@ class CommentsRoutes(_Group):
             "POST",
             "/api/sdk/{}/{}/comments".format(_seg(parent), _seg(id)),
             body=_body(dict(fields, content=content)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
 
 class LikesRoutes(_Group):
-    def like(self, parent: Literal["tweets", "tasks"], id: str, **fields: Any) -> Like:
+    def like(
+        self,
+        parent: Literal["tweets", "tasks"],
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Like:
         """Like a tweet or task (one like per member: 201 when new, 200 with the same like after)
 
         Emits like.created for a new like only.
@@ -438,14 +587,25 @@ class LikesRoutes(_Group):
             "POST",
             "/api/sdk/{}/{}/like".format(_seg(parent), _seg(id)),
             body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
-    def unlike(self, parent: Literal["tweets", "tasks"], id: str, **query: Any) -> Unlike:
+    def unlike(
+        self,
+        parent: Literal["tweets", "tasks"],
+        id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        **query: Any,
+    ) -> Unlike:
         """Remove the caller's like (extension; idempotent)"""
         return self._http.request(
             "DELETE",
             "/api/sdk/{}/{}/like".format(_seg(parent), _seg(id)),
             query=_body(query),
+            idempotent=True,
+            idempotency_key=idempotency_key,
         )
 
 
@@ -463,7 +623,15 @@ class WebhooksRoutes(_Group):
             auth=AUTH_BEARER,
         )
 
-    def create(self, community_id: str, url: Any, events: Any, **fields: Any) -> CreatedWebhook:
+    def create(
+        self,
+        community_id: str,
+        url: Any,
+        events: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> CreatedWebhook:
         """Create an endpoint; data.secret is the signing secret, shown in this response only
 
         url: https on port 443, no credentials, host resolving only to public addresses. Rate limit:
@@ -473,27 +641,52 @@ class WebhooksRoutes(_Group):
             "POST",
             "/api/communities/{}/webhooks".format(_seg(community_id)),
             body=_body(dict(fields, url=url, events=events)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
-    def update(self, community_id: str, webhook_id: str, **fields: Any) -> Webhook:
+    def update(
+        self,
+        community_id: str,
+        webhook_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> Webhook:
         """Update an endpoint; isActive=true re-enables it (clears disabledAt and the failure counter)"""
         return self._http.request(
             "PATCH",
             "/api/communities/{}/webhooks/{}".format(_seg(community_id), _seg(webhook_id)),
             body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
-    def delete(self, community_id: str, webhook_id: str) -> DeletedWebhook:
+    def delete(
+        self,
+        community_id: str,
+        webhook_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> DeletedWebhook:
         """Delete an endpoint with its secrets and delivery log"""
         return self._http.request(
             "DELETE",
             "/api/communities/{}/webhooks/{}".format(_seg(community_id), _seg(webhook_id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
-    def rotate_secret(self, community_id: str, webhook_id: str) -> RotatedSecret:
+    def rotate_secret(
+        self,
+        community_id: str,
+        webhook_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> RotatedSecret:
         """Mint a new primary secret (shown once); earlier secrets stay valid for the overlap window
 
         Rate limit: burst 5, then 1 per 20 s per caller and community.
@@ -501,10 +694,18 @@ class WebhooksRoutes(_Group):
         return self._http.request(
             "POST",
             "/api/communities/{}/webhooks/{}/rotate-secret".format(_seg(community_id), _seg(webhook_id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
-    def test(self, community_id: str, webhook_id: str) -> Delivery:
+    def test(
+        self,
+        community_id: str,
+        webhook_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> Delivery:
         """Send one signed webhook.test delivery now (ignores events and isActive) and log it
 
         200 with the attempt when the target answered 2xx; otherwise 500 WEBHOOK_TEST_FAILED whose
@@ -513,6 +714,8 @@ class WebhooksRoutes(_Group):
         return self._http.request(
             "POST",
             "/api/communities/{}/webhooks/{}/test".format(_seg(community_id), _seg(webhook_id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
@@ -521,6 +724,8 @@ class WebhooksRoutes(_Group):
         community_id: str,
         webhook_id: str,
         since: Any,
+        *,
+        idempotency_key: Optional[str] = None,
         **fields: Any,
     ) -> RecoverResult:
         """Send again, once, every event whose latest attempt FAILED and was created in [since, until)
@@ -535,6 +740,8 @@ class WebhooksRoutes(_Group):
             "POST",
             "/api/communities/{}/webhooks/{}/recover".format(_seg(community_id), _seg(webhook_id)),
             body=_body(dict(fields, since=since)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
@@ -542,7 +749,12 @@ class WebhooksRoutes(_Group):
         """Event names an endpoint may subscribe to, each with its body schema and an example"""
         return self._http.request("GET", "/api/webhooks/event-types", auth=AUTH_BEARER)
 
-    def portal_link(self, community_id: str) -> PortalLink:
+    def portal_link(
+        self,
+        community_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> PortalLink:
         """A single-use link into the webhook portal for this community (PORTAL_LINK_TTL, 10 min)
 
         The token is in the URL's fragment (never sent to a server); the portal exchanges it once
@@ -552,6 +764,8 @@ class WebhooksRoutes(_Group):
         return self._http.request(
             "POST",
             "/api/communities/{}/webhooks/portal-links".format(_seg(community_id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
@@ -584,6 +798,8 @@ class WebhooksDeliveriesRoutes(_Group):
         community_id: str,
         webhook_id: str,
         delivery_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
         **fields: Any,
     ) -> Delivery:
         """Send that event again: same messageId, the next attempt number; answers the new PENDING
@@ -597,6 +813,8 @@ class WebhooksDeliveriesRoutes(_Group):
             "POST",
             "/api/communities/{}/webhooks/{}/deliveries/{}/resend".format(_seg(community_id), _seg(webhook_id), _seg(delivery_id)),
             body=_body(fields),
+            idempotent=True,
+            idempotency_key=idempotency_key,
             auth=AUTH_BEARER,
         )
 
