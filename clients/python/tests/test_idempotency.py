@@ -85,10 +85,7 @@ class IdempotentWrites(unittest.TestCase):
 
     @staticmethod
     def create_tweet(c, content, key=None):
-        """POST /api/sdk/tweets as the generated ``tweets.create`` sends it: a route whose operation lists
-        the Idempotency-Key header (tests/test_client.py checks the generated methods against the
-        document)."""
-        return c.http.request("POST", "/api/sdk/tweets", body={"content": content}, idempotent=True, idempotency_key=key)
+        return c.tweets.create(content, idempotency_key=key)
 
     def test_a_post_cut_after_the_request_is_retried_with_the_same_key(self):
         self.server.plan = [DROP]
@@ -162,13 +159,32 @@ class IdempotentWrites(unittest.TestCase):
         self.assertEqual(failed.exception.code, "CONFLICT")
         self.assertEqual(len(self.server.received), 1)
 
+    def test_put_patch_delete_and_the_hand_written_wrappers_send_the_key_too(self):
+        c = self.client(access_token="t")
+        c.customization.replace_sidebar([], idempotency_key="put-1")
+        c.tweets.update("t1", content="edited", idempotency_key="patch-1")
+        c.tweets.delete("t1", idempotency_key="delete-1")
+        c.webhooks.recover("c1", "w1", "2026-11-20T00:00:00Z", idempotency_key="recover-1")
+        c.webhooks.rotate_secret("c1", "w1")
+        received = self.server.received
+        self.assertEqual(
+            [(r["method"], r["key"]) for r in received],
+            [("PUT", "put-1"), ("PATCH", "patch-1"), ("DELETE", "delete-1"), ("POST", "recover-1"), ("POST", received[4]["key"])],
+        )
+        self.assertRegex(received[4]["key"], UUID_V4)
+        self.assertEqual(received[3]["body"], {"since": "2026-11-20T00:00:00Z"})
+
     def test_gets_send_no_key_and_keep_their_retries(self):
         self.server.plan = [DROP, (200, {"success": True, "data": {"id": "c1"}}, [])]
         self.assertEqual(self.client().community.get(), {"id": "c1"})
         self.assertEqual([(r["method"], r["key"]) for r in self.server.received], [("GET", None)] * 2)
 
-    def test_an_auth_post_sends_no_key_and_is_not_retried_after_a_network_error(self):
-        self.server.plan = [DROP]
+    def test_an_auth_post_or_the_portal_exchange_sends_no_key_and_is_not_retried_after_a_network_error(self):
+        self.server.plan = [DROP, DROP]
+        with self.assertRaises(ApiError):
+            self.client().webhooks.open_portal_session("tok")
+        self.assertEqual([(r["path"], r["key"]) for r in self.server.received], [("/api/webhooks/portal-sessions", None)])
+        self.server.received.clear()
         with self.assertRaises(ApiError) as failed:
             self.client().auth.login("a@example.com", "pw")
         self.assertEqual(failed.exception.code, "NETWORK_ERROR")

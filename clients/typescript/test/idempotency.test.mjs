@@ -64,10 +64,8 @@ describe('idempotent writes', () => {
       onRetry: (info) => retries.push(info),
       ...options,
     });
-  // POST /api/sdk/tweets as the generated tweets.create sends it: a route whose operation lists the
-  // Idempotency-Key header (test/routes.test.mjs checks the generated methods against the document).
   const createTweet = (c, content, idempotencyKey) =>
-    c.http.request('POST', '/api/sdk/tweets', { body: { content }, idempotency: { idempotencyKey } });
+    c.tweets.create({ content }, idempotencyKey === undefined ? undefined : { idempotencyKey });
 
   it('retries a POST cut after its request with the same key', async () => {
     plan = [DROP];
@@ -158,6 +156,28 @@ describe('idempotent writes', () => {
     assert.deepEqual(retries, []);
   });
 
+  it('sends the key on PUT, PATCH and DELETE too, and on the hand-written wrappers', async () => {
+    const c = client({ accessToken: 't' });
+    await c.customization.replaceSidebar({ items: [] }, { idempotencyKey: 'put-1' });
+    await c.tweets.update('t1', { content: 'edited' }, { idempotencyKey: 'patch-1' });
+    await c.tweets.delete('t1', { idempotencyKey: 'delete-1' });
+    await c.members.setRole('m1', 'ADMIN', { idempotencyKey: 'role-1' });
+    await c.webhooks.recover('c1', 'w1', { since: new Date(0) }, { idempotencyKey: 'recover-1' });
+    await c.webhooks.rotateSecret('c1', 'w1');
+    assert.deepEqual(
+      received.map((r) => [r.method, r.key]),
+      [
+        ['PUT', 'put-1'],
+        ['PATCH', 'patch-1'],
+        ['DELETE', 'delete-1'],
+        ['PATCH', 'role-1'],
+        ['POST', 'recover-1'],
+        ['POST', received[5].key],
+      ],
+    );
+    assert.match(received[5].key, UUID_V4);
+  });
+
   it('sends no key on a GET, which keeps its network retries', async () => {
     plan = [DROP, { status: 200, body: { success: true, data: { id: 'c1' } } }];
     assert.deepEqual(await client().community.get(), { id: 'c1' });
@@ -170,8 +190,10 @@ describe('idempotent writes', () => {
     );
   });
 
-  it('sends no key on an auth POST, and does not send it again after a network error', async () => {
-    plan = [DROP];
+  it('sends no key on an auth POST or the portal exchange, and does not send them again after a network error', async () => {
+    plan = [DROP, DROP];
+    await assert.rejects(client().webhooks.openPortalSession('tok'), { code: 'NETWORK_ERROR' });
+    received.shift();
     const err = await client()
       .auth.login({ email: 'a@example.com', password: 'pw' })
       .catch((e) => e);
