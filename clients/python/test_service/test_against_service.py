@@ -76,6 +76,69 @@ class Receiver:
         self.server.server_close()
 
 
+class CuttingProxy:
+    """A proxy on 127.0.0.1 in front of the API that forwards each request and, for the first one
+    ``cut(method, path)`` matches, waits for the API's whole answer (the write is committed) and then
+    drops the client's connection instead of relaying it: the client sees a network error after the
+    service did the work. Every forwarded request is kept with its Idempotency-Key and the answer's
+    Idempotent-Replayed."""
+
+    def __init__(self, cut) -> None:
+        self.forwarded = []
+        self.cut_done = False
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _forward(self):
+                length = int(self.headers.get("content-length") or 0)
+                body = self.rfile.read(length) if length else None
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection")}
+                request = urllib.request.Request(BASE_URL + self.path, data=body, headers=headers, method=self.command)
+                try:
+                    answer = urllib.request.urlopen(request, timeout=30)
+                except urllib.error.HTTPError as error_answer:
+                    answer = error_answer
+                with answer:
+                    status, answer_headers, data = answer.status, answer.headers, answer.read()
+                dropped = not proxy.cut_done and cut(self.command, self.path)
+                proxy.cut_done = proxy.cut_done or dropped
+                proxy.forwarded.append(
+                    {
+                        "method": self.command,
+                        "path": self.path,
+                        "key": self.headers.get("idempotency-key"),
+                        "status": status,
+                        "replayed": answer_headers.get("idempotent-replayed"),
+                        "dropped": dropped,
+                    }
+                )
+                if dropped:
+                    self.close_connection = True
+                    return
+                self.send_response(status)
+                for name, value in answer_headers.items():
+                    if name.lower() not in ("connection", "transfer-encoding", "content-length", "date", "server"):
+                        self.send_header(name, value)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _forward
+
+        # One request at a time: the forwarded list is in the order the client sent.
+        self.server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = "http://127.0.0.1:{}".format(self.server.server_address[1])
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def wait_for(what, check, timeout=DELIVERY_TIMEOUT, every=0.1):
     """Polls ``check`` (a state the service writes after the receiver has answered) until truthy."""
     deadline = time.monotonic() + timeout
@@ -95,8 +158,8 @@ class AgainstTheService(unittest.TestCase):
         cls.admin.auth.login(EMAIL, PASSWORD)
         cls.pro = cls.admin.admin.create_community("Python Pro", "python-pro-" + RUN_TAG, plan="PRO")
         cls.free = cls.admin.admin.create_community("Python Free", "python-free-" + RUN_TAG, plan="FREE")
-        key = cls.admin.admin.create_api_key("python client tests", cls.pro["id"])
-        cls.api_key_client = Client(BASE_URL, api_key=key["key"])
+        cls.api_key = cls.admin.admin.create_api_key("python client tests", cls.pro["id"])["key"]
+        cls.api_key_client = Client(BASE_URL, api_key=cls.api_key)
         cls.receiver = Receiver()
         cls.endpoint = None
         cls.webhooks_created = 0
@@ -249,6 +312,26 @@ class AgainstTheService(unittest.TestCase):
         self.assertEqual(len(retries), 1)
         self.assertEqual((retries[0].reason, retries[0].error.code), ("rate-limited", "RATE_LIMITED"))
         self.assertTrue(0 < retries[0].delay <= 10, "waited {} s".format(retries[0].delay))
+
+    def test_11_a_network_error_injected_on_the_first_post_is_retried_with_the_same_key_and_yields_one_tweet(self):
+        proxy = CuttingProxy(lambda method, path: method == "POST" and path == "/api/sdk/tweets")
+        self.addCleanup(proxy.close)
+        retries = []
+        client = Client(proxy.url, api_key=self.api_key, retry_base_delay=0.001, on_retry=retries.append)
+        content = "cut once " + RUN_TAG
+        tweet = client.tweets.create(content)
+        self.assertEqual(tweet["content"], content)
+
+        first, second = proxy.forwarded
+        # The service did the first request (201) and its answer was lost; the retry got that answer again.
+        self.assertEqual((first["status"], first["dropped"], first["replayed"]), (201, True, None))
+        self.assertEqual((second["status"], second["dropped"], second["replayed"]), (201, False, "true"))
+        self.assertTrue(first["key"], "the client sent an Idempotency-Key")
+        self.assertEqual(second["key"], first["key"])
+        self.assertEqual([(r.reason, r.idempotency_key) for r in retries], [("network", first["key"])])
+
+        found = [t["id"] for t in self.api_key_client.tweets.list(limit=100) if t["content"] == content]
+        self.assertEqual(found, [tweet["id"]])
 
 
 if __name__ == "__main__":

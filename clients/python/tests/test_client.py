@@ -213,15 +213,16 @@ class Retries(unittest.TestCase):
         self.assertEqual(failed.exception.retry_after, 120)
         self.assertEqual(len(long.calls), 1)
 
-    def test_retries_network_errors_of_idempotent_calls_with_doubling_delays_never_of_a_post(self):
+    def test_retries_network_errors_of_idempotent_calls_with_doubling_delays_never_of_an_unkeyed_post(self):
         sleep = RecordingSleep()
         fake = ScriptedTransport(ConnectionResetError(104, "reset"), TimeoutError("timed out"), ok({"id": "c1"}))
         self.assertEqual(client(fake, sleep=sleep, retry_base_delay=0.1).community.get(), {"id": "c1"})
         self.assertEqual(sleep.delays, [0.1, 0.2])
 
+        # A POST without an Idempotency-Key (the auth routes take none) may have been done: not sent again.
         post = ScriptedTransport(ConnectionResetError(104, "reset"))
         with self.assertRaises(ApiError) as failed:
-            client(post, sleep=sleep).tweets.create("hi")
+            client(post, sleep=sleep).auth.login("a@example.com", "pw")
         self.assertEqual(failed.exception.code, "NETWORK_ERROR")
         self.assertEqual(len(post.calls), 1)
 
@@ -342,9 +343,13 @@ class Routes(unittest.TestCase):
             body = gen.body_schema(doc, operation)
             if body is not None:
                 args += ["x"] * len(gen.positional_fields(table, operation_id, body))
+            # A route whose operation lists the Idempotency-Key header takes the caller's key; no other
+            # sends one (GETs, the anonymous auth routes, the portal-session exchange).
+            keyed = gen.takes_idempotency_key(operation)
+            options = {"idempotency_key": "key-" + operation_id} if keyed else {}
             before = len(fake.calls)
             with self.subTest(operation=operation_id, method=".".join([group] + name)):
-                answer = target(*args)
+                answer = target(*args, **options)
                 if hasattr(answer, "pages"):
                     next(iter(answer.pages()))
                 self.assertEqual(len(fake.calls), before + 1)
@@ -352,6 +357,8 @@ class Routes(unittest.TestCase):
                 pattern = "^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$"
                 self.assertEqual(call.method, method.upper())
                 self.assertRegex(call.path, pattern)
+                self.assertEqual(call.headers.get("idempotency-key"), options.get("idempotency_key"))
+                self.assertNotIn("idempotencyKey", call.json or {})
                 checked.append(operation_id)
         documented = [
             item[m]["operationId"]

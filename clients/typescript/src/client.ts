@@ -12,6 +12,12 @@ const iso = (value: string | Date) => (value instanceof Date ? value.toISOString
 
 type DeliveryPage = ResponseData<'/api/communities/{communityId}/webhooks/{webhookId}/deliveries', 'get'>;
 
+// What a generated method takes after the arguments a wrapper below replaces: its call options
+// (`{ idempotencyKey }`) when its route takes an Idempotency-Key, passed on as given. Read from the
+// generated signature, so the wrappers follow the document.
+type After2<F> = F extends (a: never, b: never, ...rest: infer R) => unknown ? R : never;
+type After3<F> = F extends (a: never, b: never, c: never, ...rest: infer R) => unknown ? R : never;
+
 /** The hand-written groups, on top of the generated ones. */
 function handWritten(http: HttpClient, routes: RouteGroups) {
   const keep = async (answer: Promise<TokenPair>) => {
@@ -34,7 +40,8 @@ function handWritten(http: HttpClient, routes: RouteGroups) {
     },
     members: {
       ...routes.members,
-      setRole: (id: string, role: MemberRole) => routes.members.setRole(id, { role }),
+      setRole: (id: string, role: MemberRole, ...call: After2<RouteGroups['members']['setRole']>) =>
+        routes.members.setRole(id, { role }, ...call),
     },
     webhooks: {
       ...routes.webhooks,
@@ -62,11 +69,17 @@ function handWritten(http: HttpClient, routes: RouteGroups) {
         communityId: string,
         webhookId: string,
         window: { since: string | Date; until?: string | Date },
+        ...call: After3<RouteGroups['webhooks']['recover']>
       ) =>
-        routes.webhooks.recover(communityId, webhookId, {
-          since: iso(window.since),
-          ...(window.until === undefined ? {} : { until: iso(window.until) }),
-        }),
+        routes.webhooks.recover(
+          communityId,
+          webhookId,
+          {
+            since: iso(window.since),
+            ...(window.until === undefined ? {} : { until: iso(window.until) }),
+          },
+          ...call,
+        ),
       /** Exchanges a portal link's token (once) for a session on that community's webhook routes. */
       openPortalSession: (token: string) => routes.webhooks.openPortalSession({ token }),
     },

@@ -26,6 +26,12 @@ export class CommunityPlatformError extends Error {
   readonly requestId?: string;
   /** The parsed error body as received (WEBHOOK_TEST_FAILED carries the logged attempt in `data`). */
   readonly body?: unknown;
+  /**
+   * The Idempotency-Key the call sent (routes that take one). After a NETWORK_ERROR or an
+   * IDEMPOTENCY_KEY_IN_USE the write may have happened: call again with this key (`{ idempotencyKey }`)
+   * to get its answer instead of a second write.
+   */
+  readonly idempotencyKey?: string;
 
   constructor(init: {
     message: string;
@@ -36,6 +42,7 @@ export class CommunityPlatformError extends Error {
     retryAfter?: number;
     requestId?: string;
     body?: unknown;
+    idempotencyKey?: string;
     cause?: unknown;
   }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -46,6 +53,7 @@ export class CommunityPlatformError extends Error {
     this.retryAfter = init.retryAfter;
     this.requestId = init.requestId;
     this.body = init.body;
+    this.idempotencyKey = init.idempotencyKey;
   }
 }
 
@@ -58,7 +66,11 @@ export function parseRetryAfter(value: string | null, now: number): number | und
 }
 
 /** The error for a non-2xx answer, from the contract's body `{success: false, error, code, ...}`. */
-export function errorFromResponse(response: Response, body: unknown): CommunityPlatformError {
+export function errorFromResponse(
+  response: Response,
+  body: unknown,
+  idempotencyKey?: string,
+): CommunityPlatformError {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const retryAfter =
     typeof fields.retryAfter === 'number'
@@ -76,5 +88,6 @@ export function errorFromResponse(response: Response, body: unknown): CommunityP
     retryAfter,
     requestId: response.headers.get('x-request-id') ?? undefined,
     body,
+    idempotencyKey,
   });
 }

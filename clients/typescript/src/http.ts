@@ -7,8 +7,25 @@ export interface RetryInfo {
   /** 1 for the first retry. */
   retry: number;
   delayMs: number;
-  reason: 'rate-limited' | 'network';
+  /**
+   * `rate-limited`: a 429; `network`: no answer came; `key-in-use`: a 409 IDEMPOTENCY_KEY_IN_USE, the
+   * service still running the first request with this call's Idempotency-Key.
+   */
+  reason: 'rate-limited' | 'network' | 'key-in-use';
   error: CommunityPlatformError;
+  /** The call's Idempotency-Key, on the routes that take one: every retry sends it again. */
+  idempotencyKey?: string;
+}
+
+/** The per-call options of a route that takes an `Idempotency-Key` (every write but the auth routes). */
+export interface IdempotencyOptions {
+  /**
+   * The key to send: 1 to 255 printable ASCII characters without spaces (the service answers 400
+   * VALIDATION_ERROR to anything else). Without it the client makes a fresh random one (a UUID) per call.
+   * Give your own to make one logical write once across calls, processes or restarts: store it with the
+   * intent and send it again.
+   */
+  idempotencyKey?: string;
 }
 
 export interface ClientOptions {
@@ -30,11 +47,14 @@ export interface ClientOptions {
    * docs/product-decisions.md#3-tenancy-roles-permissions-plans).
    */
   communityId?: string;
-  /** Retries of a 429 (any call) and of a network error (idempotent calls only). Default 2; 0 turns retries off. */
+  /**
+   * Retries of one call, whatever their reason: a 429 (any call), a network error (GET, PUT, DELETE, and
+   * every call with an Idempotency-Key) and a 409 IDEMPOTENCY_KEY_IN_USE. Default 2; 0 turns retries off.
+   */
   maxRetries?: number;
   /** First delay after a network error, doubled on each further retry. Default 500 ms. */
   retryBaseDelayMs?: number;
-  /** A 429 whose Retry-After asks for longer than this is not retried. Default 60 000 ms. */
+  /** A 429 or 409 whose Retry-After asks for longer than this is not retried. Default 60 000 ms. */
   maxRetryDelayMs?: number;
   /** Called before each retry (logging, metrics, tests). */
   onRetry?: (info: RetryInfo) => void;
@@ -53,9 +73,17 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined | null>;
   body?: unknown;
   auth?: AuthMode;
+  /**
+   * Present when the route takes an `Idempotency-Key` (its operation in the service's document lists the
+   * header; the generated methods pass it): the call sends the given key or a fresh one, the same on each
+   * of its retries, and a network error or a 409 IDEMPOTENCY_KEY_IN_USE is retried whatever the method.
+   */
+  idempotency?: IdempotencyOptions;
 }
 
+/** Methods that may be sent again after a network error without a key: doing them twice does them once. */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+const KEY_IN_USE = 'IDEMPOTENCY_KEY_IN_USE';
 const VERSIONED_OR_API_SUFFIX = /\/api(\/v\d+)?$/i;
 
 /** The base address without trailing slashes; refuses one the client would turn into unmatched paths. */
@@ -84,6 +112,21 @@ export function normalizeBaseUrl(baseUrl: string): string {
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A fresh Idempotency-Key: a random (version 4) UUID from the platform's cryptographic generator.
+ * `crypto.randomUUID` is missing from browsers' insecure (http:) pages, hence the fallback on
+ * `getRandomValues`, which they all have.
+ */
+export function newIdempotencyKey(): string {
+  const webCrypto = globalThis.crypto;
+  if (typeof webCrypto?.randomUUID === 'function') return webCrypto.randomUUID();
+  const bytes = webCrypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** The transport: authentication, JSON envelope, errors, retries and token renewal. */
 export class HttpClient {
@@ -124,10 +167,24 @@ export class HttpClient {
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const maxRetries = Math.max(0, this.options.maxRetries ?? 2);
     const url = this.url(path, options.query);
+    // One key per call, chosen before the first attempt: every retry below (network, 409, 429, renewal
+    // on 401) sends the same one, so the service runs the write at most once and replays its answer.
+    const idempotencyKey = options.idempotency
+      ? (options.idempotency.idempotencyKey ?? newIdempotencyKey())
+      : undefined;
+    // Without a key only a method that is idempotent by itself may be sent again when no answer came:
+    // the service may have done a POST whose answer was lost.
+    const retryNetwork = idempotencyKey !== undefined || IDEMPOTENT.has(method);
     let retries = 0;
     let renewed = false;
+    const retry = async (delayMs: number, reason: RetryInfo['reason'], error: CommunityPlatformError) => {
+      retries += 1;
+      this.options.onRetry?.({ method, path, retry: retries, delayMs, reason, error, idempotencyKey });
+      await this.sleep(delayMs);
+    };
     for (;;) {
       const { headers, usedBearer } = this.headers(options);
+      if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
       let response: Response;
       let body: unknown;
       try {
@@ -145,13 +202,13 @@ export class HttpClient {
                 message: `${method} ${path} failed before the service answered: ${(cause as Error)?.message ?? cause}`,
                 status: 0,
                 code: 'NETWORK_ERROR',
+                idempotencyKey,
                 cause,
               });
-        if (error.code === 'NETWORK_ERROR' && IDEMPOTENT.has(method) && retries < maxRetries) {
-          retries += 1;
-          const delayMs = (this.options.retryBaseDelayMs ?? 500) * 2 ** (retries - 1);
-          this.options.onRetry?.({ method, path, retry: retries, delayMs, reason: 'network', error });
-          await this.sleep(delayMs);
+        // Whether the request was refused, cut mid-way or its answer lost, a keyed retry is safe: the
+        // service replays a finished write and answers 409 (retried below) while it still runs.
+        if (error.code === 'NETWORK_ERROR' && retryNetwork && retries < maxRetries) {
+          await retry((this.options.retryBaseDelayMs ?? 500) * 2 ** retries, 'network', error);
           continue;
         }
         throw error;
@@ -160,14 +217,20 @@ export class HttpClient {
         const envelope = body as { success?: unknown; data?: unknown } | undefined;
         return (envelope && typeof envelope === 'object' && 'data' in envelope ? envelope.data : body) as T;
       }
-      const error = errorFromResponse(response, body);
-      // A 429 is refused before the service does anything, so any method may be sent again.
-      if (response.status === 429 && retries < maxRetries) {
+      const error = errorFromResponse(response, body, idempotencyKey);
+      // A 429 is refused before the service does anything, so any method may be sent again; a 409
+      // IDEMPOTENCY_KEY_IN_USE says the first request with this key still runs: its answer will be
+      // replayed once it is done.
+      const reason =
+        response.status === 429
+          ? 'rate-limited'
+          : response.status === 409 && error.code === KEY_IN_USE && idempotencyKey !== undefined
+            ? 'key-in-use'
+            : undefined;
+      if (reason && retries < maxRetries) {
         const delayMs = Math.ceil((error.retryAfter ?? 1) * 1000);
         if (delayMs <= (this.options.maxRetryDelayMs ?? 60_000)) {
-          retries += 1;
-          this.options.onRetry?.({ method, path, retry: retries, delayMs, reason: 'rate-limited', error });
-          await this.sleep(delayMs);
+          await retry(delayMs, reason, error);
           continue;
         }
       }

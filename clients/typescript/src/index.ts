@@ -1,6 +1,13 @@
 export { CommunityPlatformClient } from './client.js';
 export { CommunityPlatformError, type ClientErrorCode, type ErrorDetail } from './errors.js';
-export { normalizeBaseUrl, type AuthMode, type ClientOptions, type RetryInfo } from './http.js';
+export {
+  newIdempotencyKey,
+  normalizeBaseUrl,
+  type AuthMode,
+  type ClientOptions,
+  type IdempotencyOptions,
+  type RetryInfo,
+} from './http.js';
 export { Paginated, type Page } from './paginate.js';
 export {
   verifyWebhook,

@@ -2,7 +2,7 @@
 // (which sets CP_BASE_URL and a platform admin's login). The tests run in order and build on each other.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { after, before, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import { CommunityPlatformClient, CommunityPlatformError, verifyWebhook } from '../dist/esm/index.js';
@@ -19,7 +19,8 @@ const runTag = Date.now().toString(36);
 let admin; // a platform admin's client, logged in
 let pro; // the PRO community (webhooks allowed)
 let free; // the FREE community
-let apiKeyClient; // the PRO community's API key
+let apiKey; // the PRO community's API key
+let apiKeyClient; // a client with it
 let receiver; // the local webhook receiver
 
 /**
@@ -63,6 +64,62 @@ async function startReceiver() {
   };
 }
 
+/**
+ * A proxy on 127.0.0.1 in front of the API that forwards each request and, for the first one `cut`
+ * matches, waits for the API's whole answer (the write is committed) and then drops the client's
+ * connection instead of relaying it: the client sees a network error after the service did the work.
+ * Every forwarded request is kept with its Idempotency-Key and the answer's Idempotent-Replayed.
+ */
+async function startCuttingProxy(cut) {
+  const forwarded = [];
+  let cutDone = false;
+  const target = new URL(baseUrl);
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const upstream = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: target.host, connection: 'close' },
+        },
+        (answer) => {
+          const body = [];
+          answer.on('data', (c) => body.push(c));
+          answer.on('end', () => {
+            const dropped = !cutDone && cut(req);
+            cutDone ||= dropped;
+            forwarded.push({
+              method: req.method,
+              path: req.url,
+              key: req.headers['idempotency-key'],
+              status: answer.statusCode,
+              replayed: answer.headers['idempotent-replayed'],
+              dropped,
+            });
+            if (dropped) return void req.socket.destroy();
+            res.writeHead(answer.statusCode, answer.headers).end(Buffer.concat(body));
+          });
+        },
+      );
+      upstream.on('error', () => req.socket.destroy());
+      upstream.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    forwarded,
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((done) => server.close(done));
+    },
+  };
+}
+
 /** Polls `check` (a state the service writes after the receiver answered) until it gives a value. */
 async function waitFor(what, check) {
   const deadline = Date.now() + DELIVERY_TIMEOUT_MS;
@@ -87,8 +144,8 @@ before(async () => {
     slug: `clients-free-${runTag}`,
     plan: 'FREE',
   });
-  const key = await admin.admin.createApiKey({ name: 'client tests', communityId: pro.id });
-  apiKeyClient = new CommunityPlatformClient({ baseUrl, apiKey: key.key });
+  apiKey = (await admin.admin.createApiKey({ name: 'client tests', communityId: pro.id })).key;
+  apiKeyClient = new CommunityPlatformClient({ baseUrl, apiKey });
   receiver = await startReceiver();
 });
 
@@ -261,4 +318,39 @@ test('a 429 is retried after Retry-After to success', async () => {
   assert.equal(retries[0].reason, 'rate-limited');
   assert.equal(retries[0].error.code, 'RATE_LIMITED');
   assert.ok(retries[0].delayMs > 0 && retries[0].delayMs <= 10_000, `waited ${retries[0].delayMs} ms`);
+});
+
+test('a network error injected on the first POST is retried with the same key and yields one tweet', async () => {
+  const proxy = await startCuttingProxy((req) => req.method === 'POST' && req.url === '/api/sdk/tweets');
+  try {
+    const retries = [];
+    const client = new CommunityPlatformClient({
+      baseUrl: proxy.url,
+      apiKey,
+      retryBaseDelayMs: 1,
+      onRetry: (info) => retries.push(info),
+    });
+    const content = `cut once ${runTag}`;
+    const tweet = await client.tweets.create({ content });
+    assert.equal(tweet.content, content);
+
+    const [first, second, ...rest] = proxy.forwarded;
+    assert.equal(rest.length, 0);
+    // The service did the first request (201) and its answer was lost; the retry got that answer again.
+    assert.deepEqual([first.status, first.dropped, first.replayed], [201, true, undefined]);
+    assert.deepEqual([second.status, second.dropped, second.replayed], [201, false, 'true']);
+    assert.ok(first.key, 'the client sent an Idempotency-Key');
+    assert.equal(second.key, first.key);
+    assert.deepEqual(
+      retries.map((r) => [r.reason, r.idempotencyKey]),
+      [['network', first.key]],
+    );
+
+    const found = [];
+    for await (const t of apiKeyClient.tweets.list({ limit: 100 }))
+      if (t.content === content) found.push(t.id);
+    assert.deepEqual(found, [tweet.id]);
+  } finally {
+    await proxy.close();
+  }
 });

@@ -28,6 +28,13 @@ describe('routes', () => {
       assert.equal(typeof method, 'function', `${label} is not a method`);
       const args = op.pathParams.map((param) => param.schema?.enum?.[0] ?? 'ID');
       if (op.body) args.push({});
+      // A route whose operation lists the Idempotency-Key header takes the caller's key last; no other
+      // sends one (GETs, the anonymous auth routes, the portal-session exchange).
+      const key = op.idempotencyKey ? `key-${op.operationId}` : undefined;
+      if (key !== undefined) {
+        if (op.queryParams.length > 0) args.push({});
+        args.push({ idempotencyKey: key });
+      }
       const before = fake.calls.length;
       const result = method(...args);
       if (typeof result?.pages === 'function') await result.pages().next();
@@ -37,6 +44,7 @@ describe('routes', () => {
       const pattern = new RegExp(`^${op.path.replace(/\{[^/]+?\}/g, '[^/?]+')}(\\?|$)`);
       assert.equal(call.method, op.method.toUpperCase(), label);
       assert.match(new URL(call.url).pathname, pattern, label);
+      assert.equal(call.headers['idempotency-key'], key, label);
       checked.push(op.operationId);
     }
     const documented = Object.entries(document.paths)

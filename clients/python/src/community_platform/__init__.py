@@ -1,6 +1,6 @@
 """Python client of the Community Platform API (standard library only)."""
 
-from ._http import Response, RetryInfo, normalize_base_url, urllib_transport
+from ._http import Response, RetryInfo, new_idempotency_key, normalize_base_url, urllib_transport
 from . import events
 from .client import Client
 from .errors import ApiError
@@ -21,6 +21,7 @@ __all__ = [
     "RetryInfo",
     "WebhookVerificationError",
     "events",
+    "new_idempotency_key",
     "normalize_base_url",
     "urllib_transport",
     "verify_webhook",

@@ -9,13 +9,16 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from .errors import INVALID_RESPONSE, NETWORK_ERROR, ApiError, error_from_response
 from .types import TokenPair
 
+# Methods that may be sent again after a network error without a key: doing them twice does them once.
 IDEMPOTENT = frozenset(["GET", "HEAD", "PUT", "DELETE", "OPTIONS"])
+KEY_IN_USE = "IDEMPOTENCY_KEY_IN_USE"
 _API_SUFFIX = re.compile(r"/api(/v\d+)?$", re.IGNORECASE)
 
 # Which credential a route takes: "any" prefers the API key, "bearer" routes take only a login token.
@@ -50,8 +53,16 @@ class RetryInfo:
     delay: float
     """Seconds the client waits before it."""
     reason: str
-    """``"rate-limited"`` or ``"network"``."""
+    """``"rate-limited"`` (a 429), ``"network"`` (no answer came) or ``"key-in-use"`` (a 409
+    IDEMPOTENCY_KEY_IN_USE: the service still runs the first request with this call's key)."""
     error: ApiError
+    idempotency_key: Optional[str] = None
+    """The call's Idempotency-Key, on the routes that take one: every retry sends it again."""
+
+
+def new_idempotency_key() -> str:
+    """A fresh Idempotency-Key: a random (version 4) UUID, from ``os.urandom``."""
+    return str(uuid.uuid4())
 
 
 def urllib_transport(
@@ -151,13 +162,27 @@ class HttpClient:
         query: Optional[Mapping[str, Any]] = None,
         body: Any = None,
         auth: str = AUTH_ANY,
+        idempotent: bool = False,
+        idempotency_key: Optional[str] = None,
     ) -> Any:
+        """One call. ``idempotent``: the route takes an Idempotency-Key (its operation in the service's
+        document lists the header; the generated methods say so): the call sends ``idempotency_key`` or a
+        fresh one, the same on each of its retries, and a network error or a 409
+        IDEMPOTENCY_KEY_IN_USE is retried whatever the method."""
         url = self._url(path, query)
         payload = None if body is None else json.dumps(body, separators=(",", ":")).encode("utf-8")
+        # One key per call, chosen before the first attempt: every retry below (network, 409, 429,
+        # renewal on 401) sends the same one, so the service runs the write at most once and replays it.
+        key = (idempotency_key if idempotency_key is not None else new_idempotency_key()) if idempotent else None
+        # Without a key only a method that is idempotent by itself may be sent again when no answer
+        # came: the service may have done a POST whose answer was lost.
+        retry_network = key is not None or method in IDEMPOTENT
         retries = 0
         renewed = False
         while True:
             headers, bearer = self._headers(auth, payload is not None)
+            if key is not None:
+                headers["idempotency-key"] = key
             try:
                 answer = self.transport(method, url, headers, payload, self.timeout)
             except (OSError, http.client.HTTPException) as cause:
@@ -167,12 +192,15 @@ class HttpClient:
                     "{} {} failed before the service answered: {}".format(method, path, cause),
                     status=0,
                     code=NETWORK_ERROR,
+                    idempotency_key=key,
                 )
                 error.__cause__ = cause
-                if method in IDEMPOTENT and retries < self.max_retries:
+                # Refused, cut mid-way, timed out or its answer lost: with a key a retry is safe, the
+                # service replays a finished write and answers 409 (retried below) while it still runs.
+                if retry_network and retries < self.max_retries:
                     retries += 1
                     delay = self.retry_base_delay * 2 ** (retries - 1)
-                    self._retrying(RetryInfo(method, path, retries, delay, "network", error))
+                    self._retrying(RetryInfo(method, path, retries, delay, "network", error, key))
                     continue
                 raise error from cause
             parsed = _read_body(answer)
@@ -180,14 +208,21 @@ class HttpClient:
                 if isinstance(parsed, dict) and "data" in parsed:
                     return parsed["data"]
                 return parsed
-            error = error_from_response(answer.status, answer.reason, answer.headers, parsed)
-            # A 429 is refused before the service does anything, so any method may be sent again.
-            if answer.status == 429 and retries < self.max_retries:
+            error = error_from_response(answer.status, answer.reason, answer.headers, parsed, key)
+            # A 429 is refused before the service does anything, so any method may be sent again; a 409
+            # IDEMPOTENCY_KEY_IN_USE says the first request with this key still runs: its answer will be
+            # replayed once it is done.
+            reason = None
+            if answer.status == 429:
+                reason = "rate-limited"
+            elif answer.status == 409 and error.code == KEY_IN_USE and key is not None:
+                reason = "key-in-use"
+            if reason is not None and retries < self.max_retries:
                 seconds = error.retry_after if error.retry_after is not None else 1
                 delay = math.ceil(seconds * 1000) / 1000  # whole milliseconds, as the TS client waits
                 if delay <= self.max_retry_delay:
                     retries += 1
-                    self._retrying(RetryInfo(method, path, retries, delay, "rate-limited", error))
+                    self._retrying(RetryInfo(method, path, retries, delay, reason, error, key))
                     continue
             if answer.status == 401 and bearer is not None and not renewed and self.refresh_token:
                 renewed = True

@@ -75,11 +75,15 @@ class Webhooks(WebhooksRoutes):
         webhook_id: str,
         since: Union[str, datetime.datetime],
         until: Union[str, datetime.datetime, None] = None,
+        *,
+        idempotency_key: Optional[str] = None,
     ) -> RecoverResult:
         """Sends again, once, every event whose latest attempt FAILED and was created in
         [since, until) (until defaults to now; at most 14 days); answers how many were queued and
         how many remain (one call queues at most the service's WEBHOOK_RECOVER_MAX: call again)."""
-        return super().recover(community_id, webhook_id, _iso(since), until=_iso(until))
+        return super().recover(
+            community_id, webhook_id, _iso(since), until=_iso(until), idempotency_key=idempotency_key
+        )
 
 
 class Client(Routes):
@@ -92,9 +96,12 @@ class Client(Routes):
     renews the pair once through ``/api/auth/refresh-token`` and repeats the call; every new pair
     goes to ``on_tokens(pair)``. ``community_id`` (id or slug) is sent as X-Tenant-Id.
 
-    A 429 is retried on any call after its Retry-After (up to ``max_retry_delay`` seconds); a
-    network failure only on idempotent calls (GET, PUT, DELETE), after ``retry_base_delay``
-    doubled each time; ``max_retries`` (default 2, 0 turns it off) bounds both.
+    Every write but the auth routes sends an ``Idempotency-Key`` (a fresh UUID per call, or the
+    ``idempotency_key=`` given), the same on each of its retries. A 429 is retried on any call after
+    its Retry-After (up to ``max_retry_delay`` seconds), a 409 IDEMPOTENCY_KEY_IN_USE after its
+    Retry-After too; a network failure on GET, PUT, DELETE and every call with a key, after
+    ``retry_base_delay`` doubled each time; ``max_retries`` (default 2, 0 turns it off) bounds the
+    retries of one call, whatever their reason.
 
     Each group of routes is an attribute (``client.tweets``), made by ``Routes``
     (routes_generated.py); the groups below are the hand-written ones that take their place.

@@ -27,6 +27,9 @@ class ApiError(Exception):
         request_id: the ``X-Request-Id`` of the answer: quote it when asking an operator.
         body: the parsed error body as received (``WEBHOOK_TEST_FAILED`` carries the logged attempt
             in ``body["data"]``).
+        idempotency_key: the Idempotency-Key the call sent (routes that take one). After a
+            ``NETWORK_ERROR`` or an ``IDEMPOTENCY_KEY_IN_USE`` the write may have happened: call again
+            with ``idempotency_key=`` this key to get its answer instead of a second write.
     """
 
     def __init__(
@@ -40,6 +43,7 @@ class ApiError(Exception):
         retry_after: Optional[float] = None,
         request_id: Optional[str] = None,
         body: Any = None,
+        idempotency_key: Optional[str] = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -50,6 +54,7 @@ class ApiError(Exception):
         self.retry_after = retry_after
         self.request_id = request_id
         self.body = body
+        self.idempotency_key = idempotency_key
 
     def __repr__(self) -> str:
         return "ApiError(status={!r}, code={!r}, message={!r})".format(self.status, self.code, self.message)
@@ -73,7 +78,7 @@ def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Opti
 
 
 def error_from_response(
-    status: int, reason: str, headers: Mapping[str, str], body: Any
+    status: int, reason: str, headers: Mapping[str, str], body: Any, idempotency_key: Optional[str] = None
 ) -> ApiError:
     """The error for a non-2xx answer, from the contract's body ``{success: false, error, code, ...}``."""
     fields = body if isinstance(body, dict) else {}
@@ -96,4 +101,5 @@ def error_from_response(
         retry_after=retry_after,
         request_id=headers.get("x-request-id"),
         body=body,
+        idempotency_key=idempotency_key,
     )

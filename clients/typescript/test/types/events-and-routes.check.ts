@@ -59,3 +59,18 @@ export async function routes() {
   await client.webhooks.recover('c', 'w', {});
   return [messageId, queued, remaining];
 }
+
+// A write takes the caller's Idempotency-Key last, the hand-written wrappers too; the auth routes and
+// the portal-session exchange take none.
+export async function idempotencyKeys() {
+  await client.tweets.create({ content: 'x' }, { idempotencyKey: 'order-1' });
+  await client.tweets.delete('t', { idempotencyKey: 'order-2' });
+  await client.members.setRole('m', 'ADMIN', { idempotencyKey: 'order-3' });
+  await client.webhooks.recover('c', 'w', { since: new Date() }, { idempotencyKey: 'order-4' });
+  // @ts-expect-error the key is a string
+  await client.tweets.create({ content: 'x' }, { idempotencyKey: 1 });
+  // @ts-expect-error login takes no key
+  await client.auth.login({ email: 'a@example.com', password: 'pw' }, { idempotencyKey: 'k' });
+  // @ts-expect-error the portal-session exchange takes no key
+  await client.webhooks.openPortalSession('token', { idempotencyKey: 'k' });
+}
