@@ -1,4 +1,6 @@
+import { Client } from 'pg';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
+import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { RequestedAttemptsStore } from '../../src/modules/webhooks/requested-attempts.store';
 import { createTestApp, TestApp } from '../utils/app';
@@ -119,6 +121,39 @@ describe('webhook resend and recover', () => {
         token: s.token,
       });
       expect(log.body.data.items[0]).toMatchObject({ id: res.body.data.id, attempt: 2, status: 'SUCCESS' });
+    });
+
+    it('with an Idempotency-Key, queues the attempt only once its row is committed (a worker must see it)', async () => {
+      const s = await setUp();
+      const { deliveryId } = await delivered(s);
+      const queue = api.app.get(DeliveryQueue);
+      const outside = new Client({ connectionString: process.env.DATABASE_URL });
+      await outside.connect();
+      const seenWhenQueued: boolean[] = [];
+      const addAll = queue.addAll.bind(queue);
+      const spy = jest.spyOn(queue, 'addAll').mockImplementation(async (jobs, delayMs) => {
+        // another connection, as a worker's: the request's own would see its uncommitted rows
+        for (const job of jobs) {
+          const { rowCount } = await outside.query(
+            'SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND message_id = $2 AND attempt = $3',
+            [job.endpointId, job.messageId, job.attempt],
+          );
+          seenWhenQueued.push(rowCount === 1);
+        }
+        return addAll(jobs, delayMs);
+      });
+      try {
+        const res = await call(api.app, 'POST', resendUrl(s, deliveryId), {
+          token: s.token,
+          headers: { 'idempotency-key': unique('key') },
+        });
+        expect(res.status).toBe(202);
+        await waitFor('the attempt to be queued', () => seenWhenQueued.length > 0);
+        expect(seenWhenQueued).toEqual([true]);
+      } finally {
+        spy.mockRestore();
+        await outside.end();
+      }
     });
 
     it('numbers the new attempt one above the highest so far, whichever attempt was named', async () => {
@@ -474,6 +509,7 @@ describe('webhook resend and recover', () => {
         '409',
         '413',
         '415',
+        '422',
         '429',
         '500',
       ]);

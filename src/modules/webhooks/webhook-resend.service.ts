@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
+import { boundConnection, runAfterCommit } from '../../prisma/request-transaction';
+import type { DeliveryJobData } from './core/delivery-job';
 import type { DeliveryView } from './delivery-log.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { DeliveryQueue } from './core/delivery-queue.service';
@@ -106,6 +108,13 @@ export class WebhookResendService {
       outboxId: a.outboxId,
       payload: a.payload,
     }));
+    // In a request with an Idempotency-Key the new rows commit with its answer, after the handler: a
+    // job added now could reach a worker that cannot see its row yet, so it is added after the commit.
+    if (boundConnection()) runAfterCommit(() => void this.add(jobs));
+    else await this.add(jobs);
+  }
+
+  private async add(jobs: DeliveryJobData[]): Promise<void> {
     try {
       await this.queue.addAll(jobs);
     } catch (err) {
