@@ -109,8 +109,10 @@ interface LocalWaiter {
 
 /** What this worker knows of one endpoint: its leases held here, its local waiters, its pace. */
 interface EndpointState {
-  held: number;
+  held: Set<Lease>;
   waiters: LocalWaiter[];
+  /** the last acquire or release here: an endpoint with none for LOCAL_WAIT_MS is not waited for */
+  lastProgressAt: number;
   lastReleaseAt: number;
   /** moving average of the time between two releases here, in ms; 0 before the second release */
   releaseSpacingMs: number;
@@ -191,15 +193,17 @@ export class EndpointSlots implements OnApplicationShutdown {
         jobId,
       );
       if (acquired) {
-        state.held++;
         lease = { id: leaseId, validUntil: requested + this.leaseMs };
+        state.held.add(lease);
+        state.lastProgressAt = performance.now();
       } else {
         soonestExpiryMs = soonest;
         if (this.mayWaitHere(state)) lease = await this.waitHere(state);
       }
     }
     if (!lease) {
-      await this.park(job, token, soonestExpiryMs);
+      // a waiter no release reached: its fallback wake is not before this worker's soonest lease expires
+      await this.park(job, token, soonestExpiryMs || this.soonestExpiryHere(state));
       throw new DelayedError();
     }
     let released: Promise<void> | undefined;
@@ -215,16 +219,23 @@ export class EndpointSlots implements OnApplicationShutdown {
   }
 
   /**
-   * Whether a job may wait here for a lease: this worker holds some of the endpoint's, and the
-   * releases so far say one will reach it (behind those already waiting) within LOCAL_WAIT_MS.
-   * Before the second release the pace is unknown: then a job waits (LOCAL_WAIT_MS at most).
+   * Whether a job may wait here for a lease: this worker holds some of the endpoint's, one of them
+   * was taken or given back within LOCAL_WAIT_MS, and the pace of the releases so far says one will
+   * reach this job (behind those already waiting) within LOCAL_WAIT_MS. Before the second release
+   * the pace is unknown: then at most `capacity` wait.
    */
   private mayWaitHere(state: EndpointState): boolean {
-    if (state.held === 0) return false;
-    const now = performance.now();
-    if (state.releaseSpacingMs === 0) return true;
-    if (now - state.lastReleaseAt > LOCAL_WAIT_MS) return false;
+    if (state.held.size === 0) return false;
+    if (performance.now() - state.lastProgressAt > LOCAL_WAIT_MS) return false;
+    if (state.releaseSpacingMs === 0) return state.waiters.length < this.capacity;
     return (state.waiters.length + 1) * state.releaseSpacingMs <= LOCAL_WAIT_MS;
+  }
+
+  /** Time until the soonest lease this worker holds of the endpoint expires, in ms (0 with none). */
+  private soonestExpiryHere(state: EndpointState): number {
+    let soonest = Infinity;
+    for (const lease of state.held) soonest = Math.min(soonest, lease.validUntil);
+    return soonest === Infinity ? 0 : Math.max(0, soonest - performance.now());
   }
 
   /** Waits for a lease handed over by this worker's next release, or null after LOCAL_WAIT_MS. */
@@ -248,7 +259,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   private state(endpointId: string): EndpointState {
     let state = this.endpoints.get(endpointId);
     if (!state) {
-      state = { held: 0, waiters: [], lastReleaseAt: 0, releaseSpacingMs: 0 };
+      state = { held: new Set(), waiters: [], lastProgressAt: 0, lastReleaseAt: 0, releaseSpacingMs: 0 };
       this.endpoints.set(endpointId, state);
     }
     return state;
@@ -282,6 +293,7 @@ export class EndpointSlots implements OnApplicationShutdown {
           : state.releaseSpacingMs + RELEASE_EMA_WEIGHT * (spacing - state.releaseSpacingMs);
     }
     state.lastReleaseAt = now;
+    state.lastProgressAt = now;
     const [leases, waiters] = this.keys(endpointId);
     try {
       const waiter = state.waiters.shift();
@@ -289,15 +301,18 @@ export class EndpointSlots implements OnApplicationShutdown {
       if (waiter) {
         const requested = performance.now();
         const [renewed, parked] = await this.redis.cpSlotHandOver(leases, waiters, lease.id, this.leaseMs);
-        if (renewed) return waiter.take({ id: lease.id, validUntil: requested + this.leaseMs });
-        state.held--;
+        if (renewed) {
+          lease.validUntil = requested + this.leaseMs;
+          return waiter.take(lease);
+        }
+        state.held.delete(lease);
         // jobs wait in Redis: the lease went back there, and this waiter tries again or parks
         waiter.take(null);
         if (parked) await this.wakeOneOf(parked, leases, waiters);
         return;
       }
-      state.held--;
-      if (state.held === 0 && state.waiters.length === 0 && this.endpoints.get(endpointId) === state)
+      state.held.delete(lease);
+      if (state.held.size === 0 && state.waiters.length === 0 && this.endpoints.get(endpointId) === state)
         this.endpoints.delete(endpointId);
       await this.wakeOneOf(await this.redis.cpSlotRelease(leases, waiters, lease.id), leases, waiters);
     } catch (err) {
