@@ -228,6 +228,38 @@ export async function until(what, probe, timeoutMs, intervalMs = 20) {
   }
 }
 
+/** CPU time (user + system, ms) of a process, or 0 once it is gone. */
+function processCpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU used by the PostgreSQL backends of the bench database between `start()` and `stop()`, in ms
+ * (the worker's pool connections live through a run; a backend that ends meanwhile is left out).
+ */
+export function databaseCpu(db) {
+  let before = new Map();
+  const backends = async () =>
+    (await db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map(
+      (r) => r.pid,
+    );
+  return {
+    start: async () => {
+      before = new Map((await backends()).map((pid) => [pid, processCpuMs(pid)]));
+    },
+    stop: async () => {
+      let ms = 0;
+      for (const pid of await backends()) ms += processCpuMs(pid) - (before.get(pid) ?? 0);
+      return ms;
+    },
+  };
+}
+
 export async function countSucceeded(db) {
   const { rows } = await db.query(
     `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'SUCCESS'`,

@@ -15,6 +15,7 @@ import { loadavg } from 'node:os';
 import {
   benchEnvironment,
   countSucceeded,
+  databaseCpu,
   insertEvents,
   seedEndpoints,
   startReceiver,
@@ -46,6 +47,8 @@ async function service() {
     await until('the warm-up', async () => (await countSucceeded(env.db)) >= 500, 60_000);
 
     const cpuBefore = worker.cpuMs();
+    const pgCpu = databaseCpu(env.db);
+    await pgCpu.start();
     const started = performance.now();
     await insertSpread(env.db, communityIds, EVENTS);
     await until(
@@ -55,10 +58,13 @@ async function service() {
       50,
     );
     const seconds = (performance.now() - started) / 1000;
+    const pgCpuMs = await pgCpu.stop();
     return {
       deliveriesPerSecond: Math.round(EVENTS / seconds),
       seconds: Number(seconds.toFixed(2)),
       workerCpuMsPerDelivery: Number(((worker.cpuMs() - cpuBefore) / EVENTS).toFixed(3)),
+      // the bench database's backends: the worker's statements and the bench's own inserts
+      postgresCpuMsPerDelivery: Number((pgCpuMs / EVENTS).toFixed(3)),
       workerPeakRssMiB: worker.peakRssMiB(),
       receiverRequests: receiver.requests(),
     };

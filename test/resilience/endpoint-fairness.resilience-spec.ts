@@ -1,5 +1,6 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
+import { WorkerMetrics } from '../../src/modules/webhooks/worker/worker-metrics';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
@@ -120,30 +121,33 @@ describe('endpoint fairness', () => {
         Array.from({ length: 200 }, (_, i) => syntheticData({ i })),
       ),
     );
-    // steady state: the neighbour holds its CAP slots, the rest of its jobs are parked (delayed)
-    const queue = w.context.get(DeliveryQueue).queue;
-    await waitFor('the neighbour to hold its slots and its other jobs to be parked', async () => {
-      const counts = await queue.getJobCounts('waiting', 'delayed');
-      return (
-        receiver.at(hanging.path).length >= CAP && counts.waiting === 0 && counts.delayed >= 200 - 2 * CAP
+    try {
+      // steady state: the neighbour holds its CAP slots, the rest of its jobs are parked (delayed)
+      const queue = w.context.get(DeliveryQueue).queue;
+      await waitFor('the neighbour to hold its slots and its other jobs to be parked', async () => {
+        const counts = await queue.getJobCounts('waiting', 'delayed');
+        return (
+          receiver.at(hanging.path).length >= CAP && counts.waiting === 0 && counts.delayed >= 200 - 2 * CAP
+        );
+      });
+
+      // the same healthy load again (a fresh endpoint, so each run counts its own receipts)
+      const after = await endpointOn(healthyCommunity.id);
+      const besideHanging = await commitToReceiptP95(
+        after.path,
+        await raise(healthyCommunity.id, HEALTHY_EVENTS, EVENT_SPACING_MS),
       );
-    });
 
-    // the same healthy load again (a fresh endpoint, so each run counts its own receipts)
-    const after = await endpointOn(healthyCommunity.id);
-    const besideHanging = await commitToReceiptP95(
-      after.path,
-      await raise(healthyCommunity.id, HEALTHY_EVENTS, EVENT_SPACING_MS),
-    );
-
-    expect(besideHanging).toBeLessThanOrEqual(2 * alone);
-    // the neighbour is far from done: its jobs wait parked, not in worker slots
-    expect(receiver.at(hanging.path).length).toBeLessThan(200);
-    // stop feeding it: its parked jobs find it paused and are cancelled
-    await api.prisma.webhookEndpoint.update({ where: { id: hanging.id }, data: { isActive: false } });
-    // and take its attempts away with it: the next test's workers sweep the whole database for due
-    // attempts, and ~200 of this one's, still PENDING, took their slots (peak 3 instead of 5)
-    await api.prisma.webhookEndpoint.delete({ where: { id: hanging.id } });
+      expect(besideHanging).toBeLessThanOrEqual(2 * alone);
+      // the neighbour is far from done: its jobs wait parked, not in worker slots
+      expect(receiver.at(hanging.path).length).toBeLessThan(200);
+    } finally {
+      // stop feeding it: its parked jobs find it paused and are cancelled
+      await api.prisma.webhookEndpoint.update({ where: { id: hanging.id }, data: { isActive: false } });
+      // and take its attempts away with it, pass or fail: the next test's workers sweep the whole
+      // database for due attempts, and ~200 of this one's, still PENDING, took their slots (peak 3 instead of 5)
+      await api.prisma.webhookEndpoint.delete({ where: { id: hanging.id } });
+    }
   }, 60_000);
 
   it('never lets more than WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests of one endpoint run at once across two workers', async () => {
@@ -180,6 +184,53 @@ describe('endpoint fairness', () => {
     // parked jobs come back as the same attempt: each event was sent exactly once
     const ids = receiver.at(endpoint.path).map((r) => String(r.headers['webhook-id']));
     expect(ids.sort()).toEqual([...committed.keys()].sort());
+    const attempts = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(attempts.every((a) => a.attempt === 1)).toBe(true);
+  }, 60_000);
+
+  it("keeps the cap across two workers when each has more of the endpoint's jobs than the cap and hands its slots to them", async () => {
+    const CAP = 3;
+    const EVENTS = 60;
+    // each worker takes up to 8 jobs at once, all of one endpoint: beyond the cap they wait for a
+    // release of their own worker (hand-over) or park, and the two workers share the cap in Redis
+    const env = { WORKER_CONCURRENCY: '8', WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(CAP) };
+    const pair = [await worker('fair-hand-over', env), await worker('fair-hand-over', env)];
+    const finished = pair.map((w) => jest.spyOn(w.context.get(WorkerMetrics), 'attemptFinished'));
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id);
+    let inFlight = 0;
+    let peak = 0;
+    receiver.respond(endpoint.path, async () => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inFlight--;
+      return { status: 200 };
+    });
+
+    // one commit: every job is queued at once, so both workers fill up with this endpoint's jobs
+    await api.prisma.$transaction((tx) =>
+      api.app.get(OutboxService).recordMany(
+        tx,
+        community.id,
+        'tweet.created',
+        Array.from({ length: EVENTS }, (_, i) => syntheticData({ i })),
+      ),
+    );
+    await waitFor(
+      'every event delivered',
+      async () =>
+        (await api.prisma.webhookDelivery.count({
+          where: { endpointId: endpoint.id, status: 'SUCCESS' },
+        })) === EVENTS,
+      30_000,
+    );
+
+    expect(peak).toBe(CAP);
+    // each event was sent exactly once, whichever worker and however many hand-overs it went through
+    const ids = receiver.at(endpoint.path).map((r) => String(r.headers['webhook-id']));
+    expect(ids).toHaveLength(EVENTS);
+    expect(new Set(ids).size).toBe(EVENTS);
+    expect(finished[0].mock.calls.length + finished[1].mock.calls.length).toBe(EVENTS);
     const attempts = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
     expect(attempts.every((a) => a.attempt === 1)).toBe(true);
   }, 60_000);

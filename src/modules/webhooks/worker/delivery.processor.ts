@@ -48,11 +48,13 @@ export class DeliveryProcessor extends WorkerHost {
   }
 
   process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    // fairness between endpoints (README.md in this directory): the whole attempt runs holding one of its endpoint's slots
-    return this.slots.run(job, token, () => this.deliver(job.data));
+    // fairness between endpoints (README.md in this directory): the attempt's request runs holding
+    // one of its endpoint's slots, from before its claim until the target answered
+    return this.slots.run(job, token, (sent) => this.deliver(job.data, sent));
   }
 
-  async deliver(job: DeliveryJobData): Promise<void> {
+  /** `sent` is called once the target answered (or the request failed): the endpoint's slot is then free. */
+  async deliver(job: DeliveryJobData, sent: () => void = () => undefined): Promise<void> {
     const { communityId, endpointId, messageId, eventType, attempt } = job;
     const claim = await this.deliveries.claim(job);
     const { endpoint, deliveryId, requestId } = claim;
@@ -89,6 +91,7 @@ export class DeliveryProcessor extends WorkerHost {
       eventType,
       body: JSON.stringify(job.payload),
     });
+    sent();
 
     const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
     const recorded = await this.deliveries.finish(deliveryId, communityId, result, retry);

@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { AppConfig } from '../../../config/app-config';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../../../redis/redis-client';
 import type { DeliveryJobData } from '../core/delivery-job';
@@ -15,6 +16,15 @@ export const LEASE_MARGIN_MS = 10_000;
 const MIN_PARK_MS = 250;
 /** A release tries this many waiters at most before giving up on waking one (stale ids). */
 const MAX_WAKE_TRIES = 5;
+/**
+ * A job that finds its endpoint full waits in its worker slot instead of parking only when this
+ * worker's own releases of that endpoint are expected to reach it within this long, and parks if
+ * none did by then: a busy, fast endpoint keeps its jobs out of Redis, a slow or hanging one
+ * holds no more worker slots than before, for longer than this.
+ */
+export const LOCAL_WAIT_MS = 100;
+/** Weight of the newest interval in an endpoint's moving average of its releases' spacing. */
+const RELEASE_EMA_WEIGHT = 0.2;
 
 /**
  * Acquire: drop expired leases, then take a lease if fewer than `capacity` are live, on Redis's
@@ -53,6 +63,26 @@ redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
 return 0
 `;
 
+/**
+ * Hand-over: a lease that passes from a finished job to a job of the same endpoint waiting in this
+ * worker is renewed to a full lease period, unless jobs wait in Redis (parked, maybe by another
+ * worker): then it is freed like RELEASE and the longest waiter is answered, so a worker that
+ * keeps handing its leases over cannot keep the others' jobs parked for more than one lease period.
+ * Returns {1} when renewed, {0, waiter or ''} when freed (or already expired and gone).
+ */
+const HAND_OVER_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local leaseMs = tonumber(ARGV[2])
+if redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], leaseMs)
+  return {1}
+end
+redis.call('ZREM', KEYS[1], ARGV[1])
+return {0, redis.call('LPOP', KEYS[2]) or ''}
+`;
+
 /** Release: free the lease and hand back the longest-waiting job to wake, if any. */
 const RELEASE_LUA = `
 if ARGV[1] ~= '' then redis.call('ZREM', KEYS[1], ARGV[1]) end
@@ -63,16 +93,50 @@ type SlotsRedis = RedisClient & {
   cpSlotAcquire(leases: string, waiters: string, ...args: (string | number)[]): Promise<[number, number]>;
   cpSlotPark(leases: string, waiters: string, ...args: (string | number)[]): Promise<number>;
   cpSlotRelease(leases: string, waiters: string, leaseId: string): Promise<string | null>;
+  cpSlotHandOver(leases: string, waiters: string, ...args: (string | number)[]): Promise<[number, string?]>;
 };
 
+/** A lease this worker holds; `validUntil` is a lower bound of its expiry on this process's clock. */
+interface Lease {
+  id: string;
+  validUntil: number;
+}
+
+/** A job of the endpoint waiting in its worker slot for a lease this worker will release. */
+interface LocalWaiter {
+  take: (lease: Lease | null) => void;
+}
+
+/** What this worker knows of one endpoint: its leases held here, its local waiters, its pace. */
+interface EndpointState {
+  held: Set<Lease>;
+  waiters: LocalWaiter[];
+  /** the last acquire or release here: an endpoint with none for LOCAL_WAIT_MS is not waited for */
+  lastProgressAt: number;
+  lastReleaseAt: number;
+  /** moving average of the time between two releases here, in ms; 0 before the second release */
+  releaseSpacingMs: number;
+}
+
+/** Runs the attempt; calls `sent()` once the request is answered (or failed), to free the slot early. */
+export type SlotWork = (sent: () => void) => Promise<void>;
+
 /**
- * Fairness between endpoints (docs/product-decisions.md#5-webhooks): at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT attempts of
+ * Fairness between endpoints (docs/product-decisions.md#5-webhooks): at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests of
  * one endpoint run at once across every worker. The cap is a lease semaphore per endpoint in Redis
  * (a sorted set of lease ids scored by expiry, so a killed worker's slots free themselves). A job
  * that finds its endpoint full does not wait in its worker slot: it goes back to BullMQ's delayed
  * set and onto the endpoint's waiter list, and the next release promotes it; if nothing wakes it,
  * it wakes itself when the soonest lease would expire. A hanging receiver thus holds at most N
  * worker slots, and every other endpoint's jobs keep flowing through the rest.
+ *
+ * The exception is an endpoint this worker is busy with and that answers quickly: its jobs beyond
+ * the cap wait in their worker slots, in order, while this worker's own releases are expected to
+ * reach them within LOCAL_WAIT_MS (judged from the pace of its recent releases), and a release
+ * hands its lease straight to the first of them (HAND_OVER_LUA renews it). Parking and waking cost
+ * a job several Redis round trips and a second pass through BullMQ; a hand-over costs none, or
+ * one renewal. A waiter that no release reached within LOCAL_WAIT_MS parks as above, so an
+ * endpoint that slows down or hangs soon holds no more than its N slots again.
  */
 @Injectable()
 export class EndpointSlots implements OnApplicationShutdown {
@@ -80,7 +144,10 @@ export class EndpointSlots implements OnApplicationShutdown {
   private readonly redis: SlotsRedis;
   private readonly capacity: number;
   private readonly leaseMs: number;
+  /** A lease is handed over as it is while it has this long left; past that it is renewed first. */
+  private readonly handOverMinMs: number;
   private readonly keyPrefix: string;
+  private readonly endpoints = new Map<string, EndpointState>();
 
   constructor(
     config: AppConfig,
@@ -88,6 +155,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   ) {
     this.capacity = config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT;
     this.leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
+    this.handOverMinMs = config.webhookTimeoutMs + LEASE_MARGIN_MS / 2;
     this.keyPrefix = `${config.REDIS_KEY_PREFIX}:endpoint-slots`;
     // its own connection: it waits out a Redis restart instead of failing the job; the scripts of
     // every job that starts or ends in one turn of the event loop share one round trip
@@ -95,36 +163,106 @@ export class EndpointSlots implements OnApplicationShutdown {
     redis.defineCommand('cpSlotAcquire', { numberOfKeys: 2, lua: ACQUIRE_LUA });
     redis.defineCommand('cpSlotPark', { numberOfKeys: 2, lua: PARK_LUA });
     redis.defineCommand('cpSlotRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
+    redis.defineCommand('cpSlotHandOver', { numberOfKeys: 2, lua: HAND_OVER_LUA });
     this.redis = redis as SlotsRedis;
   }
 
   /**
-   * Runs `work` holding one of the endpoint's slots. When none is free the job is parked (moved
+   * Runs `work` holding one of the endpoint's slots, until `work` calls `sent()` or ends. When none
+   * is free the job waits for this worker's next release of it (see the class) or is parked (moved
    * to delayed with `token`) and DelayedError is thrown, which BullMQ takes as "not done, not
    * failed": the job keeps its attempt count and runs again when woken.
    */
-  async run(job: Job<DeliveryJobData>, token: string | undefined, work: () => Promise<void>): Promise<void> {
+  async run(job: Job<DeliveryJobData>, token: string | undefined, work: SlotWork): Promise<void> {
     const { endpointId } = job.data;
     const jobId = job.id ?? '';
-    const leaseId = randomUUID();
-    const [leases, waiters] = this.keys(endpointId);
-    const [acquired, soonestExpiryMs] = await this.redis.cpSlotAcquire(
-      leases,
-      waiters,
-      this.capacity,
-      this.leaseMs,
-      leaseId,
-      jobId,
-    );
-    if (!acquired) {
-      await this.park(job, token, soonestExpiryMs);
+    const state = this.state(endpointId);
+    let lease: Lease | null = null;
+    let soonestExpiryMs = 0;
+    if (state.waiters.length > 0 && this.mayWaitHere(state)) lease = await this.waitHere(state);
+    else {
+      const requested = performance.now();
+      const leaseId = randomUUID();
+      const [leases, waiters] = this.keys(endpointId);
+      const [acquired, soonest] = await this.redis.cpSlotAcquire(
+        leases,
+        waiters,
+        this.capacity,
+        this.leaseMs,
+        leaseId,
+        jobId,
+      );
+      if (acquired) {
+        lease = { id: leaseId, validUntil: requested + this.leaseMs };
+        state.held.add(lease);
+        state.lastProgressAt = performance.now();
+      } else {
+        soonestExpiryMs = soonest;
+        if (this.mayWaitHere(state)) lease = await this.waitHere(state);
+      }
+    }
+    if (!lease) {
+      // a waiter no release reached: its fallback wake is not before this worker's soonest lease expires
+      await this.park(job, token, soonestExpiryMs || this.soonestExpiryHere(state));
       throw new DelayedError();
     }
+    let released: Promise<void> | undefined;
+    const sent = () => {
+      released ??= this.release(endpointId, state, lease);
+    };
     try {
-      await work();
+      await work(sent);
     } finally {
-      await this.release(endpointId, leaseId);
+      sent();
+      await released;
     }
+  }
+
+  /**
+   * Whether a job may wait here for a lease: this worker holds some of the endpoint's, one of them
+   * was taken or given back within LOCAL_WAIT_MS, and the pace of the releases so far says one will
+   * reach this job (behind those already waiting) within LOCAL_WAIT_MS. Before the second release
+   * the pace is unknown: then at most `capacity` wait.
+   */
+  private mayWaitHere(state: EndpointState): boolean {
+    if (state.held.size === 0) return false;
+    if (performance.now() - state.lastProgressAt > LOCAL_WAIT_MS) return false;
+    if (state.releaseSpacingMs === 0) return state.waiters.length < this.capacity;
+    return (state.waiters.length + 1) * state.releaseSpacingMs <= LOCAL_WAIT_MS;
+  }
+
+  /** Time until the soonest lease this worker holds of the endpoint expires, in ms (0 with none). */
+  private soonestExpiryHere(state: EndpointState): number {
+    let soonest = Infinity;
+    for (const lease of state.held) soonest = Math.min(soonest, lease.validUntil);
+    return soonest === Infinity ? 0 : Math.max(0, soonest - performance.now());
+  }
+
+  /** Waits for a lease handed over by this worker's next release, or null after LOCAL_WAIT_MS. */
+  private waitHere(state: EndpointState): Promise<Lease | null> {
+    return new Promise((resolve) => {
+      const waiter: LocalWaiter = {
+        take: (lease) => {
+          clearTimeout(timer);
+          resolve(lease);
+        },
+      };
+      const timer = setTimeout(() => {
+        const at = state.waiters.indexOf(waiter);
+        if (at >= 0) state.waiters.splice(at, 1);
+        resolve(null);
+      }, LOCAL_WAIT_MS);
+      state.waiters.push(waiter);
+    });
+  }
+
+  private state(endpointId: string): EndpointState {
+    let state = this.endpoints.get(endpointId);
+    if (!state) {
+      state = { held: new Set(), waiters: [], lastProgressAt: 0, lastReleaseAt: 0, releaseSpacingMs: 0 };
+      this.endpoints.set(endpointId, state);
+    }
+    return state;
   }
 
   private async park(job: Job<DeliveryJobData>, token: string | undefined, soonestExpiryMs: number) {
@@ -144,24 +282,56 @@ export class EndpointSlots implements OnApplicationShutdown {
     if (slotFreed) await this.wake(job.id ?? '');
   }
 
-  private async release(endpointId: string, leaseId: string): Promise<void> {
+  /** Hands the lease to the first job waiting here, or frees it in Redis and wakes a parked job. */
+  private async release(endpointId: string, state: EndpointState, lease: Lease): Promise<void> {
+    const now = performance.now();
+    if (state.lastReleaseAt > 0) {
+      const spacing = now - state.lastReleaseAt;
+      state.releaseSpacingMs =
+        state.releaseSpacingMs === 0
+          ? spacing
+          : state.releaseSpacingMs + RELEASE_EMA_WEIGHT * (spacing - state.releaseSpacingMs);
+    }
+    state.lastReleaseAt = now;
+    state.lastProgressAt = now;
     const [leases, waiters] = this.keys(endpointId);
     try {
-      let next = await this.redis.cpSlotRelease(leases, waiters, leaseId);
-      // a waiter id may be stale (the job woke by itself and is running): try the next one
-      for (let tries = 1; next && !(await this.wake(next)) && tries < MAX_WAKE_TRIES; tries++)
-        next = await this.redis.cpSlotRelease(leases, waiters, '');
+      const waiter = state.waiters.shift();
+      if (waiter && lease.validUntil - now >= this.handOverMinMs) return waiter.take(lease);
+      if (waiter) {
+        const requested = performance.now();
+        const [renewed, parked] = await this.redis.cpSlotHandOver(leases, waiters, lease.id, this.leaseMs);
+        if (renewed) {
+          lease.validUntil = requested + this.leaseMs;
+          return waiter.take(lease);
+        }
+        state.held.delete(lease);
+        // jobs wait in Redis: the lease went back there, and this waiter tries again or parks
+        waiter.take(null);
+        if (parked) await this.wakeOneOf(parked, leases, waiters);
+        return;
+      }
+      state.held.delete(lease);
+      if (state.held.size === 0 && state.waiters.length === 0 && this.endpoints.get(endpointId) === state)
+        this.endpoints.delete(endpointId);
+      await this.wakeOneOf(await this.redis.cpSlotRelease(leases, waiters, lease.id), leases, waiters);
     } catch (err) {
       // the lease then expires by itself; parked jobs wake on their own timer
       this.logger.warn({ err, endpointId }, 'could not release an endpoint slot');
     }
   }
 
+  /** Wakes `first`, or the next waiter in Redis when that id is stale (the job woke by itself). */
+  private async wakeOneOf(first: string | null, leases: string, waiters: string): Promise<void> {
+    let next = first;
+    for (let tries = 1; next && !(await this.wake(next)) && tries < MAX_WAKE_TRIES; tries++)
+      next = await this.redis.cpSlotRelease(leases, waiters, '');
+  }
+
   /** Moves a parked job from delayed to waiting; false when it is not parked (any more). */
   private async wake(jobId: string): Promise<boolean> {
-    const job = await this.queue.queue.getJob(jobId);
-    if (!job) return false;
-    return job.promote().then(
+    // promote needs the id only: no read of the job first
+    return new Job(this.queue.queue, 'wake', {}, {}, jobId).promote().then(
       () => true,
       () => false,
     );

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import { GroupCommit } from '../../../../common/batching/group-commit';
 import { Errors } from '../../../../common/errors/app-error';
 import { AppConfig } from '../../../../config/app-config';
 import { PrismaService, Tx } from '../../../../prisma/prisma.service';
 import { WebhookEndpointsStore } from '../webhook-endpoints.store';
 import { SECRET_PREFIX } from '../delivery/sign';
 import { SecretKeyRing } from './secret-cipher';
-import { WebhookSecretsStore } from './webhook-secrets.store';
+import { StoredLiveSecret, WebhookSecretsStore } from './webhook-secrets.store';
 
 /** How many stored secrets one encryption key holds, and where that key stands in the ring. */
 export interface SecretsUnderKey {
@@ -48,6 +49,11 @@ export function generateWebhookSecret(): string {
 @Injectable()
 export class WebhookSecretsService {
   private readonly cipher: SecretKeyRing;
+  /** Concurrent reads of live secrets share a statement (a fan-out signs for many endpoints at once). */
+  private readonly liveReads = new GroupCommit<
+    { communityId: string; endpointId: string; now: Date },
+    StoredLiveSecret[]
+  >((keys) => this.store.findLiveMany(keys), { maxConcurrentBatches: 2, maxBatchSize: 500 });
 
   constructor(
     private readonly prisma: PrismaService,
@@ -104,7 +110,7 @@ export class WebhookSecretsService {
    * first of them expires.
    */
   async readLive(communityId: string, endpointId: string, now = new Date()): Promise<LiveSecrets> {
-    const rows = await this.store.findLive(communityId, endpointId, now);
+    const rows = await this.liveReads.call({ communityId, endpointId, now });
     const expiries = rows.flatMap((row) => (row.expiresAt ? [row.expiresAt.getTime()] : []));
     return {
       secrets: rows.map((row) => this.cipher.decrypt(row)),
