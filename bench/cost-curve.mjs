@@ -26,6 +26,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const { default: pg } = await import('pg');
 const { fetch } = await import('undici');
 const { insertApiKey } = await import('./lib/api-key.mjs');
+const { insertAttempts } = await import('./lib/read-bench.mjs');
 const { runFloor } = await import('./lib/floor.mjs');
 const bench = await import('./lib/read-bench.mjs');
 
@@ -91,19 +92,8 @@ async function growTo(db, { communityId, ownerId, endpointId }, size) {
       [communityId, ownerId, have, Math.min(batch, size - have)],
     );
   }
-  for (let have = await count('webhook_deliveries', 'endpoint_id', endpointId); have < size; have += batch) {
-    await db.query(
-      `INSERT INTO webhook_deliveries
-         (id, community_id, endpoint_id, message_id, event_type, attempt, status, response_status, duration_ms,
-          created_at, updated_at)
-       SELECT gen_random_uuid(), $1, $2, 'msg_curve_' || g, 'tweet.created', 1,
-              CASE WHEN g % 10 = 0 THEN 'FAILED' ELSE 'SUCCESS' END::"DeliveryStatus",
-              CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END, 12,
-              now() - g * interval '1 second', now() - g * interval '1 second'
-         FROM generate_series($3::int + 1, $3::int + $4::int) AS g`,
-      [communityId, endpointId, have, Math.min(batch, size - have)],
-    );
-  }
+  for (let have = await count('webhook_deliveries', 'endpoint_id', endpointId); have < size; have += batch)
+    await insertAttempts(db, { communityId, endpointId, from: have, count: Math.min(batch, size - have) });
   await db.query('VACUUM ANALYZE tweets, webhook_deliveries');
   return Date.now() - started;
 }

@@ -26,6 +26,7 @@ import {
   dropDatabaseUnlessKept,
   ensureDatabase,
   figures,
+  insertAttempts,
   FLOOR_READ_LINE,
   FLOOR_READ_VARIANT,
   peakRssMiB,
@@ -79,17 +80,7 @@ async function seedMore(db, communityId, ownerId) {
        VALUES (gen_random_uuid(), $1, 'https://receiver.bench.test/hook', ARRAY['tweet.created'], now()) RETURNING id`,
       [communityId],
     );
-    await db.query(
-      `INSERT INTO webhook_deliveries
-         (id, community_id, endpoint_id, message_id, event_type, attempt, status, response_status, duration_ms,
-          created_at, updated_at)
-       SELECT gen_random_uuid(), $1, $2, 'msg_bench_' || g, 'tweet.created', 1,
-              CASE WHEN g % 10 = 0 THEN 'FAILED' ELSE 'SUCCESS' END::"DeliveryStatus",
-              CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END, 12,
-              now() - g * interval '1 second', now() - g * interval '1 second'
-         FROM generate_series(1, $3::int) g`,
-      [communityId, endpoint.rows[0].id, ATTEMPTS],
-    );
+    await insertAttempts(db, { communityId, endpointId: endpoint.rows[0].id, count: ATTEMPTS });
     await db.query('VACUUM ANALYZE webhook_deliveries');
   }
   await db.query('VACUUM ANALYZE memberships');

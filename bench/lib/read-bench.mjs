@@ -143,6 +143,24 @@ export async function startApi() {
   return child;
 }
 
+/**
+ * Attempts `from + 1` .. `from + count` of one endpoint's delivery log, one in ten FAILED (500), the rest
+ * SUCCESS, one second apart going back from now: the delivery log's bench data, set-based.
+ */
+export async function insertAttempts(db, { communityId, endpointId, from = 0, count }) {
+  await db.query(
+    `INSERT INTO webhook_deliveries
+       (id, community_id, endpoint_id, message_id, event_type, attempt, status, response_status, duration_ms,
+        created_at, updated_at)
+     SELECT gen_random_uuid(), $1, $2, 'msg_bench_' || g, 'tweet.created', 1,
+            CASE WHEN g % 10 = 0 THEN 'FAILED' ELSE 'SUCCESS' END::"DeliveryStatus",
+            CASE WHEN g % 10 = 0 THEN 500 ELSE 200 END, 12,
+            now() - g * interval '1 second', now() - g * interval '1 second'
+       FROM generate_series($3::int + 1, $3::int + $4::int) AS g`,
+    [communityId, endpointId, from, count],
+  );
+}
+
 /** Peak resident set size of a process so far, in MiB (VmHWM), as the floor reads it. */
 export function peakRssMiB(pid) {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')

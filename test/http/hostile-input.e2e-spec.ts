@@ -12,7 +12,14 @@ import { createUser, memberWithToken } from '../utils/factories';
 import { call, CallResult } from '../utils/http';
 import { routeArgumentClasses } from '../utils/input-classes';
 import { builtDocument } from '../utils/openapi-conformance';
-import { classNamed, fieldsOf, type Method, writeRoutes, type WriteRoute } from '../utils/write-routes';
+import {
+  classNamed,
+  fieldsOf,
+  type Method,
+  requiredFieldsBody,
+  writeRoutes,
+  type WriteRoute,
+} from '../utils/write-routes';
 
 /**
  * Hostile input on EVERY write route (docs/product-decisions.md#1-responses-and-errors: bad input is a 4xx
@@ -243,24 +250,6 @@ describe('hostile input on every write route (generated from the OpenAPI documen
   });
 
   describe('ids in the path', () => {
-    /**
-     * A body with every required field of `schema` and a valid value in it: Nest validates the
-     * body and the path at once and answers the first refusal, so only the id may be wrong.
-     */
-    function validBody(built: any, schema: any): Record<string, unknown> {
-      const resolved = schema?.$ref ? built.components.schemas[schema.$ref.split('/').pop()] : schema;
-      const body: Record<string, unknown> = {};
-      for (const name of resolved?.required ?? []) {
-        const property = resolved.properties[name];
-        body[name] = property.enum
-          ? property.enum[0]
-          : property.format === 'date-time'
-            ? new Date().toISOString()
-            : 'valid';
-      }
-      return body;
-    }
-
     // The document of dist/: path parameters explained by a DTO are documented by the compiler
     // plugin only. communityId is left out: the tenant guard resolves it (id or slug) first.
     it('every id path parameter is documented as a uuid and refuses anything else with a 400 naming it', async () => {
@@ -282,10 +271,12 @@ describe('hostile input on every write route (generated from the OpenAPI documen
             const label = `${route.method} ${template} ${parameter.name}`;
             expect({ label, format: parameter.schema?.format }).toEqual({ label, format: 'uuid' });
             const url = urlOf(route, { [parameter.name]: 'not-a-uuid' });
+            // Nest validates the body and the path at once and answers the first refusal: a valid
+            // body, so that only the id may be wrong
             const body =
               route.method === 'GET'
                 ? undefined
-                : validBody(built, operation.requestBody?.content?.['application/json']?.schema);
+                : requiredFieldsBody(built, operation.requestBody?.content?.['application/json']?.schema);
             const res = await call(t.app, route.method, url, { token: owner.token, body });
             expect({ label, status: res.status }).toEqual({ label, status: 400 });
             expectContract400(res, parameter.name);

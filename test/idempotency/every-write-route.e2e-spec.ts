@@ -4,6 +4,7 @@ import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken } from '../utils/factories';
 import { call, type CallResult } from '../utils/http';
 import { builtDocument } from '../utils/openapi-conformance';
+import { requiredFieldsBody } from '../utils/write-routes';
 
 /** Routes with no identity to scope a key to: they take no Idempotency-Key (docs/idempotency.md#the-rules). */
 const UNKEYED = [/^\/api\/auth\//, /^\/api\/webhooks\/portal-sessions$/];
@@ -49,24 +50,7 @@ describe('Idempotency-Key on every write route (generated from the OpenAPI docum
   /** Every required field of the body with a plausible value; the route may still refuse it. */
   function bodyOf(operation: any): Record<string, unknown> | undefined {
     const schema = operation.requestBody?.content?.['application/json']?.schema;
-    if (!schema) return undefined;
-    const resolved = schema.$ref ? built.components.schemas[schema.$ref.split('/').pop()] : schema;
-    const body: Record<string, unknown> = {};
-    for (const name of resolved?.required ?? []) {
-      const property = resolved.properties[name];
-      body[name] = property.enum
-        ? property.enum[0]
-        : property.format === 'date-time'
-          ? new Date().toISOString()
-          : property.type === 'array'
-            ? []
-            : property.type === 'boolean'
-              ? true
-              : property.type === 'integer' || property.type === 'number'
-                ? 1
-                : `valid-${randomUUID().slice(0, 8)}`;
-    }
-    return body;
+    return schema ? requiredFieldsBody(built, schema) : undefined;
   }
 
   /** A caller who passes every guard; a fresh one per route, so rate limits never interfere. */

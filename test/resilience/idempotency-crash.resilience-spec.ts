@@ -66,6 +66,24 @@ describe('an API killed in the middle of an idempotent write', () => {
       )
     ).rows[0].n;
 
+  /** The keyed tweet write over a socket to `port`: its status, or 'no answer' when the connection failed. */
+  const postOverTheNetwork = (
+    port: number,
+    auth: CallOptions,
+    key: string,
+    content: string,
+    signal?: AbortSignal,
+  ): Promise<number | 'no answer'> =>
+    fetch(`http://127.0.0.1:${port}/api/sdk/tweets`, {
+      method: 'POST',
+      headers: { 'x-api-key': auth.apiKey!, 'content-type': 'application/json', 'idempotency-key': key },
+      body: JSON.stringify({ content }),
+      signal,
+    }).then(
+      (res) => res.status,
+      () => 'no answer' as const,
+    );
+
   /** The keyed tweet write, sent to the other (in-process) instance. */
   const retry = (auth: CallOptions, key: string, content: string) =>
     call(other.app, 'POST', '/api/sdk/tweets', {
@@ -85,18 +103,7 @@ describe('an API killed in the middle of an idempotent write', () => {
     await blocker.connect();
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE tweets IN SHARE ROW EXCLUSIVE MODE');
-    const sent = fetch(`http://127.0.0.1:${port}/api/sdk/tweets`, {
-      method: 'POST',
-      headers: {
-        'x-api-key': owner.auth.apiKey!,
-        'content-type': 'application/json',
-        'idempotency-key': key,
-      },
-      body: JSON.stringify({ content }),
-    }).then(
-      (res) => res.status,
-      () => 'no answer',
-    );
+    const sent = postOverTheNetwork(port, owner.auth, key, content);
     await waitFor('the keyed INSERT to wait on the lock', async () => {
       const { rows } = await sql.query(
         `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO tweets%'`,
@@ -147,19 +154,7 @@ describe('an API killed in the middle of an idempotent write', () => {
     await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
     try {
       const abort = new AbortController();
-      const sent = fetch(`http://127.0.0.1:${proxyPort}/api/sdk/tweets`, {
-        method: 'POST',
-        headers: {
-          'x-api-key': owner.auth.apiKey!,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-        body: JSON.stringify({ content }),
-        signal: abort.signal,
-      }).then(
-        (res) => res.status,
-        () => 'no answer',
-      );
+      const sent = postOverTheNetwork(proxyPort, owner.auth, key, content, abort.signal);
       await waitFor('the write and its answer to commit', async () => (await tweetsWith(content)) === 1);
       const stored = await sql.query('SELECT status_code FROM idempotency_keys');
       expect(stored.rows.map((r: { status_code: number }) => r.status_code)).toContain(201);

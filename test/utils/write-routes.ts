@@ -122,3 +122,28 @@ export function writeRoutes(doc: any): WriteRoute[] {
   }
   return routes;
 }
+
+/**
+ * A body with every required field of `schema` (an operation's JSON body schema, or a $ref to one in
+ * `built`, the served OpenAPI document) and a plausible value in it: an enum's first value, an instant,
+ * an empty list, true, 1, or a short unique text. The route may still refuse it for its own rules.
+ */
+export function requiredFieldsBody(built: any, schema: any): Record<string, unknown> {
+  const resolved = schema?.$ref ? built.components.schemas[schema.$ref.split('/').pop()] : schema;
+  const body: Record<string, unknown> = {};
+  for (const name of resolved?.required ?? []) {
+    const property = resolved.properties[name];
+    body[name] = property.enum
+      ? property.enum[0]
+      : property.format === 'date-time'
+        ? new Date().toISOString()
+        : property.type === 'array'
+          ? []
+          : property.type === 'boolean'
+            ? true
+            : property.type === 'integer' || property.type === 'number'
+              ? 1
+              : `valid-${Math.random().toString(36).slice(2, 10)}`;
+  }
+  return body;
+}
