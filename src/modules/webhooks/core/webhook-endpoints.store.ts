@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../../../generated/prisma/client';
 import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import type { SealedHeaders } from './secrets/endpoint-headers';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
 export interface EndpointState {
@@ -9,6 +11,8 @@ export interface EndpointState {
   consecutive_failures: number;
   failing_since: Date | null;
   last_success_at: Date | null;
+  /** the custom headers to send, sealed (opened by the sender) */
+  custom_headers: SealedHeaders | null;
 }
 
 /** The endpoint columns a read route may show: the secret lives in another table and never here. */
@@ -23,9 +27,15 @@ export const WEBHOOK_SELECT = {
   consecutiveFailures: true,
   failingSince: true,
   lastSuccessAt: true,
+  // sealed: the service shows each value masked, never this
+  customHeaders: true,
   createdAt: true,
   updatedAt: true,
 } as const;
+
+function jsonOrNull(value: SealedHeaders | null): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue);
+}
 
 /** last_success_at is kept to this precision, so a busy healthy endpoint is not written on every delivery. */
 export const LAST_SUCCESS_PRECISION_MS = 1_000;
@@ -73,8 +83,16 @@ export class WebhookEndpointsStore {
     return locked.length > 0;
   }
 
-  create(tx: Tx, communityId: string, data: { url: string; events: string[]; description: string }) {
-    return tx.webhookEndpoint.create({ data: { communityId, ...data }, select: WEBHOOK_SELECT });
+  create(
+    tx: Tx,
+    communityId: string,
+    data: { url: string; events: string[]; description: string; customHeaders?: SealedHeaders | null },
+  ) {
+    const { customHeaders, ...rest } = data;
+    return tx.webhookEndpoint.create({
+      data: { communityId, ...rest, customHeaders: jsonOrNull(customHeaders ?? null) },
+      select: WEBHOOK_SELECT,
+    });
   }
 
   update(
@@ -89,13 +107,46 @@ export class WebhookEndpointsStore {
       disabledAt?: null;
       consecutiveFailures?: number;
       failingSince?: null;
+      /** undefined: unchanged; null: no custom headers */
+      customHeaders?: SealedHeaders | null;
     },
   ) {
+    const { customHeaders, ...rest } = data;
     return tx.webhookEndpoint.update({
       where: { communityId_id: { communityId, id } },
-      data,
+      data: { ...rest, ...(customHeaders === undefined ? {} : { customHeaders: jsonOrNull(customHeaders) }) },
       select: WEBHOOK_SELECT,
     });
+  }
+
+  /** How many endpoints' header sets each encryption key sealed. */
+  async countHeadersByKey(): Promise<Map<string, number>> {
+    const rows = await this.prisma.$queryRaw<{ key_id: string; count: number }[]>`
+      SELECT custom_headers->>'keyId' AS key_id, count(*)::int AS count FROM webhook_endpoints
+      WHERE custom_headers IS NOT NULL GROUP BY 1`;
+    return new Map(rows.map((row) => [row.key_id, row.count]));
+  }
+
+  /**
+   * Locks up to `limit` endpoints whose headers are sealed under these keys (not those in `skip`)
+   * and reads them; rows another transaction holds are skipped, not waited for (SKIP LOCKED).
+   */
+  lockHeadersSealedUnder(
+    tx: Tx,
+    keyIds: string[],
+    skip: string[],
+    limit: number,
+  ): Promise<{ id: string; custom_headers: SealedHeaders }[]> {
+    return tx.$queryRaw`
+      SELECT id, custom_headers FROM webhook_endpoints
+       WHERE custom_headers->>'keyId' = ANY(${keyIds}::text[]) AND NOT (id = ANY(${skip}::uuid[]))
+       ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+  }
+
+  /** Replaces the sealed form of the endpoint's headers (the same headers under another key). */
+  async resealHeaders(tx: Tx, id: string, sealed: SealedHeaders): Promise<void> {
+    await tx.$executeRaw`
+      UPDATE webhook_endpoints SET custom_headers = ${JSON.stringify(sealed)}::jsonb WHERE id = ${id}::uuid`;
   }
 
   /** Deletes the endpoint (its secrets and delivery log cascade); false when there was none. */

@@ -88,6 +88,7 @@ export class DeliveryProcessor extends WorkerHost {
       messageId,
       eventType,
       body: JSON.stringify(job.payload),
+      customHeaders: endpoint.custom_headers,
     });
 
     const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
