@@ -564,7 +564,7 @@ class Unlike(TypedDict):
 
 
 class WebhookListItem(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
@@ -593,7 +593,7 @@ class WebhookList(TypedDict):
 
 
 class CreatedWebhook(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
@@ -618,7 +618,7 @@ class CreatedWebhook(TypedDict):
 class CreateWebhookRequired(TypedDict):
     #: subscribed event names: a non-empty list without repeats, from GET
     #: /api/webhooks/event-types
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: https URL on port 443 whose host resolves only to public addresses
     url: str
 
@@ -636,7 +636,7 @@ class CreateWebhook(CreateWebhookRequired, total=False):
 
 
 class Webhook(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
@@ -657,7 +657,7 @@ class Webhook(TypedDict):
 
 
 class UpdateWebhook(TypedDict, total=False):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: replaces the custom headers ({} removes them all): up to 20; names are HTTP tokens, and
     #: names the platform sets (webhook-*, content-type, content-length, host, user-agent,
     #: traceparent, tracestate) or that belong to the connection (connection, transfer-encoding,

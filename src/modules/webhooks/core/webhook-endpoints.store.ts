@@ -155,22 +155,54 @@ export class WebhookEndpointsStore {
     return count > 0;
   }
 
-  /** Resets the failure counter and notes the success (a no-op when another success just did). */
-  async recordSuccess(communityId: string, endpointId: string): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE webhook_endpoints
-      SET consecutive_failures = 0, failing_since = NULL, last_success_at = now()
-      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
-        AND (consecutive_failures <> 0 OR failing_since IS NOT NULL
-             OR last_success_at IS NULL OR last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')`;
+  /**
+   * Resets the failure counter and notes the success (a no-op when another success just did);
+   * returns the endpoint's url when webhook.endpoint.failing had been raised (this success ends that
+   * trouble: the caller raises recovered in the same transaction), else null.
+   */
+  async recordSuccess(tx: Tx, communityId: string, endpointId: string): Promise<string | null> {
+    const rows = await tx.$queryRaw<{ url: string; was_announced: boolean }[]>`
+      WITH before AS (
+        SELECT id, failing_announced FROM webhook_endpoints
+        WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid FOR NO KEY UPDATE
+      )
+      UPDATE webhook_endpoints e
+      SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), failing_announced = false
+      FROM before b
+      WHERE e.id = b.id
+        AND (e.consecutive_failures <> 0 OR e.failing_since IS NOT NULL OR e.failing_announced
+             OR e.last_success_at IS NULL OR e.last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')
+      RETURNING e.url, b.failing_announced AS was_announced`;
+    return rows[0]?.was_announced ? rows[0].url : null;
   }
 
-  /** Counts one failure; the streak starts at the first failure after the last success. */
-  async recordFailure(communityId: string, endpointId: string): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE webhook_endpoints
-      SET consecutive_failures = consecutive_failures + 1, failing_since = COALESCE(failing_since, now())
-      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid`;
+  /**
+   * Counts one failure (the streak starts at the first failure after the last success); when the
+   * count reaches `announceAt` and the streak was not announced yet, marks it announced and says so.
+   */
+  async recordFailure(
+    tx: Tx,
+    communityId: string,
+    endpointId: string,
+    announceAt: number,
+  ): Promise<{ url: string; consecutiveFailures: number; announce: boolean } | null> {
+    const rows = await tx.$queryRaw<{ url: string; consecutive_failures: number; was_announced: boolean }[]>`
+      WITH before AS (
+        SELECT id, failing_announced FROM webhook_endpoints
+        WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid FOR NO KEY UPDATE
+      )
+      UPDATE webhook_endpoints e
+      SET consecutive_failures = e.consecutive_failures + 1, failing_since = COALESCE(e.failing_since, now()),
+          failing_announced = e.failing_announced OR e.consecutive_failures + 1 >= ${announceAt}
+      FROM before b WHERE e.id = b.id
+      RETURNING e.url, e.consecutive_failures, b.failing_announced AS was_announced`;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      url: row.url,
+      consecutiveFailures: row.consecutive_failures,
+      announce: !row.was_announced && row.consecutive_failures >= announceAt,
+    };
   }
 
   /**
@@ -178,12 +210,13 @@ export class WebhookEndpointsStore {
    * failure count when this call disabled it, else null.
    */
   async disableIfFailing(
+    tx: Tx,
     communityId: string,
     endpointId: string,
     minFailures: number,
     afterMs: number,
   ): Promise<number | null> {
-    const disabled = await this.prisma.$queryRaw<{ consecutive_failures: number }[]>`
+    const disabled = await tx.$queryRaw<{ consecutive_failures: number }[]>`
       UPDATE webhook_endpoints
       SET is_active = false, disabled_at = now(), updated_at = now()
       WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
@@ -199,10 +232,19 @@ export class WebhookEndpointsStore {
     return this.prisma.webhookEndpoint.count({ where: { disabledAt: { not: null } } });
   }
 
-  /** Disables the endpoint at once (the target answered 410 Gone). */
-  async disable(communityId: string, endpointId: string): Promise<void> {
-    await this.prisma.$executeRaw`
+  /**
+   * Disables the endpoint at once (the target answered 410 Gone); returns its url and failure count
+   * when this call disabled it, else null.
+   */
+  async disable(
+    tx: Tx,
+    communityId: string,
+    endpointId: string,
+  ): Promise<{ url: string; consecutiveFailures: number } | null> {
+    const rows = await tx.$queryRaw<{ url: string; consecutive_failures: number }[]>`
       UPDATE webhook_endpoints SET is_active = false, disabled_at = now(), updated_at = now()
-      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid AND disabled_at IS NULL`;
+      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid AND disabled_at IS NULL
+      RETURNING url, consecutive_failures`;
+    return rows[0] ? { url: rows[0].url, consecutiveFailures: rows[0].consecutive_failures } : null;
   }
 }
