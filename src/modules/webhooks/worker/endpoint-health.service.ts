@@ -8,7 +8,7 @@ import {
   LAST_SUCCESS_PRECISION_MS,
   WebhookEndpointsStore,
 } from '../core/webhook-endpoints.store';
-import { OPERATIONAL_EVENT_TYPES } from '../webhook-operational.events';
+import { OPERATIONAL_EVENT_TYPES } from '../core/webhook-operational.events';
 
 export type { EndpointState } from '../core/webhook-endpoints.store';
 

@@ -1,5 +1,5 @@
-import { defineEvent } from '../events/define-event';
-import { uuid } from '../events/payload-schema';
+import { defineEvent } from '../../events/define-event';
+import { uuid } from '../../events/payload-schema';
 
 const ENDPOINT_ID = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
 const URL_EXAMPLE = 'https://hooks.example.com/community';
