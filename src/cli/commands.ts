@@ -277,7 +277,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'secrets:reencrypt': {
     usage: 'secrets:reencrypt [--batch-size N] [--max-batches M] [--dry-run]',
     description:
-      'Re-encrypts every stored webhook signing secret under the newest key of WEBHOOK_SECRET_ENCRYPTION_KEY ' +
+      "Re-encrypts every stored webhook signing secret, then every endpoint's custom headers, under the newest key of WEBHOOK_SECRET_ENCRYPTION_KEY " +
       '(the first of the ring), N secrets per short transaction (default 100), printing progress after each ' +
       'batch. The API and the worker keep running meanwhile. Stop it with Ctrl-C (the batch in hand ' +
       'finishes) or --max-batches M, and run it again to continue. It ends with how many secrets remain ' +

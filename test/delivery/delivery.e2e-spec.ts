@@ -303,8 +303,10 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
       WEBHOOK_AUTO_DISABLE_AFTER: '1h',
     }).config;
     const health = new EndpointHealth(
+      api.prisma,
       new WebhookEndpointsStore(api.prisma),
       new DeliveryAttemptsStore(api.prisma),
+      api.app.get(OutboxService),
       config,
     );
     const community = await createCommunity(api.app);

@@ -361,4 +361,47 @@ describe('encryption-key ring and secrets:reencrypt (docs/operations.md#rotate-t
     expect(ring.err).toMatch(/WEBHOOK_SECRET_ENCRYPTION_KEY.*entry 2 of 2 repeats entry 1/);
     expect(ring.err).not.toContain(NEW_KEY);
   });
+
+  it("re-encrypts endpoints' custom headers with the secrets; they are sent under the new ring", async () => {
+    const before = await app(OLD_KEY);
+    let endpointId: string;
+    try {
+      const res = await call(before.app, 'POST', `/api/communities/${community}/webhooks`, {
+        token,
+        body: {
+          url: `${receiver.url}/headers`,
+          events: ['tweet.created'],
+          headers: { 'X-Receiver-Token': 'tok_sealed_1234' },
+        },
+      });
+      expect(res.status).toBe(201);
+      endpointId = res.body.data.id;
+    } finally {
+      await before.close();
+    }
+    const keyOf = async (t: TestApp) =>
+      (
+        await t.prisma.$queryRaw<{ key_id: string }[]>`
+          SELECT custom_headers->>'keyId' AS key_id FROM webhook_endpoints WHERE id = ${endpointId}::uuid`
+      )[0].key_id;
+    const t = await app(NEW_KEY);
+    try {
+      expect(await keyOf(t)).toBe(OLD_ID);
+      const res = await cli(`${NEW_KEY},${OLD_KEY}`, ['secrets:reencrypt']);
+      expect(res.code).toBe(0);
+      // what remains is the tampered secret left by the test before: the header set moved
+      expect(remaining(res.out)).toBe(
+        await t.prisma.webhookSecret.count({ where: { keyId: { not: NEW_ID } } }),
+      );
+      expect(await keyOf(t)).toBe(NEW_ID);
+      const sent = await call(t.app, 'POST', `/api/communities/${community}/webhooks/${endpointId}/test`, {
+        token,
+      });
+      expect(sent.status).toBe(200);
+      const request = receiver.received.find((r) => r.headers['webhook-id'] === sent.body.data.messageId)!;
+      expect(request.headers['x-receiver-token']).toBe('tok_sealed_1234');
+    } finally {
+      await t.close();
+    }
+  });
 });

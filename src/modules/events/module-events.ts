@@ -5,6 +5,7 @@ import { TWEET_EVENTS } from '../content/tweet.events';
 import { CUSTOMIZATION_EVENTS } from '../customization/customization.events';
 import { EMBED_EVENTS } from '../embed/embed.events';
 import { MEMBER_EVENTS } from '../members/member.events';
+import { WEBHOOK_OPERATIONAL_EVENTS } from '../webhooks/core/webhook-operational.events';
 
 /**
  * The events a webhook endpoint may subscribe to, registered one line per module (with its import);
@@ -20,4 +21,5 @@ export const MODULE_EVENTS = [
   ...MEMBER_EVENTS,
   ...CUSTOMIZATION_EVENTS,
   ...EMBED_EVENTS,
+  ...WEBHOOK_OPERATIONAL_EVENTS,
 ] as const;

@@ -7,6 +7,12 @@ import { DeliveryLogStore } from './delivery-log.store';
 import { WEBHOOK_DNS_LOOKUP } from './core/delivery/webhook-sender.service';
 import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './core/delivery/url-safety';
 import { WebhookSecretsService } from './core/secrets/webhook-secrets.service';
+import {
+  CustomHeaders,
+  customHeaderProblems,
+  maskHeaderValue,
+  SealedHeaders,
+} from './core/secrets/endpoint-headers';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
 import type {
   CreatedWebhookDto,
@@ -35,7 +41,11 @@ export class WebhookEndpointsService {
     return {
       items: endpoints.map((endpoint) => {
         const day = outcomes.get(endpoint.id);
-        return { ...endpoint, attempts24h: day?.attempts ?? 0, succeeded24h: day?.succeeded ?? 0 };
+        return {
+          ...this.view(endpoint),
+          attempts24h: day?.attempts ?? 0,
+          succeeded24h: day?.succeeded ?? 0,
+        };
       }),
     };
   }
@@ -43,11 +53,19 @@ export class WebhookEndpointsService {
   async get(communityId: string, id: string): Promise<WebhookDto> {
     const endpoint = await this.store.find(communityId, id);
     if (!endpoint) throw Errors.notFound('Webhook endpoint');
-    return endpoint;
+    return this.view(endpoint);
+  }
+
+  /** The endpoint's custom headers in clear, for the test route's send; 404 for another community's. */
+  async headersToSend(communityId: string, id: string): Promise<SealedHeaders | null> {
+    const endpoint = await this.store.find(communityId, id);
+    if (!endpoint) throw Errors.notFound('Webhook endpoint');
+    return endpoint.customHeaders as SealedHeaders | null;
   }
 
   async create(communityId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const url = await this.validUrl(dto.url);
+    const customHeaders = this.secrets.sealHeaders(validHeaders(dto.headers ?? {}));
     return this.prisma.$transaction(async (tx) => {
       // The cap bounds one event's fan-out; the count is taken under a lock on the community row.
       const cap = this.config.WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY;
@@ -60,9 +78,10 @@ export class WebhookEndpointsService {
         url,
         events: dto.events,
         description: dto.description ?? '',
+        customHeaders,
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
-      return { ...endpoint, secret };
+      return { ...this.view(endpoint), secret };
     });
   }
 
@@ -73,7 +92,8 @@ export class WebhookEndpointsService {
    */
   async update(communityId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     const url = dto.url === undefined ? undefined : await this.validUrl(dto.url);
-    return this.prisma.$transaction(async (tx) => {
+    if (dto.headers !== undefined) validHeaders(dto.headers);
+    const updated = await this.prisma.$transaction(async (tx) => {
       const current = await this.store.find(communityId, id, tx);
       if (!current) throw Errors.notFound('Webhook endpoint');
       const reEnable = dto.isActive === true && !current.isActive;
@@ -82,9 +102,27 @@ export class WebhookEndpointsService {
         events: dto.events,
         description: dto.description,
         isActive: dto.isActive,
+        customHeaders:
+          dto.headers === undefined
+            ? undefined
+            : this.secrets.sealHeaders(
+                keepMasked(
+                  dto.headers,
+                  this.secrets.openHeaders(current.customHeaders as SealedHeaders | null),
+                ),
+              ),
         ...(reEnable ? { disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
       });
     });
+    return this.view(updated);
+  }
+
+  /** The endpoint as reads show it: its sealed headers become names with masked values. */
+  private view<T extends { customHeaders: unknown }>(
+    endpoint: T,
+  ): Omit<T, 'customHeaders'> & { headers: CustomHeaders } {
+    const { customHeaders, ...rest } = endpoint;
+    return { ...rest, headers: this.secrets.maskedHeaders(customHeaders as SealedHeaders | null) };
   }
 
   /** Removes the endpoint; its secrets and delivery log go with it (foreign keys cascade). */
@@ -129,4 +167,24 @@ export class WebhookEndpointsService {
     );
     return lifted ? ' (for a local receiver in development, set WEBHOOK_ALLOW_INSECURE_TARGETS=true)' : '';
   }
+}
+
+/** The headers as sent, or 400 naming every rule they break (docs/api.md#webhooks). */
+function validHeaders(headers: CustomHeaders): CustomHeaders {
+  const problems = customHeaderProblems(headers);
+  if (problems.length > 0) throw Errors.badRequest(problems.join('; '), 'headers');
+  return headers;
+}
+
+/**
+ * A PATCH's headers, where a value sent back exactly as a read masked it keeps the stored value of
+ * that name: the portal and clients edit one header without knowing the others' values.
+ */
+function keepMasked(sent: CustomHeaders, stored: CustomHeaders): CustomHeaders {
+  return Object.fromEntries(
+    Object.entries(sent).map(([name, value]) => {
+      const kept = stored[name];
+      return [name, kept !== undefined && value === maskHeaderValue(kept) ? kept : value];
+    }),
+  );
 }

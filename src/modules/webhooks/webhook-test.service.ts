@@ -23,6 +23,7 @@ export class WebhookTestService {
 
   async sendTest(communityId: string, endpointId: string): Promise<DeliveryView> {
     const endpoint = await this.endpoints.get(communityId, endpointId);
+    const customHeaders = await this.endpoints.headersToSend(communityId, endpointId);
     const event = buildEventBody(TEST_EVENT, communityId, {
       endpointId,
       message: 'Test delivery from the community platform',
@@ -40,6 +41,7 @@ export class WebhookTestService {
       eventType: TEST_EVENT,
       body: JSON.stringify(event),
       timestamp: new Date(event.timestamp),
+      customHeaders,
     });
     const view = await this.deliveries.finishTest(attemptId, communityId, result, event);
     if (!result.ok) {

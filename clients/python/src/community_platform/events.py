@@ -314,6 +314,72 @@ class EmbedSessionCreatedEvent(TypedDict):
     data: EmbedSessionCreatedEventData
 
 
+class WebhookEndpointFailingEventData(TypedDict):
+    endpointId: str
+    url: str
+    consecutiveFailures: int
+
+
+class WebhookEndpointFailingEvent(TypedDict):
+    """An endpoint has failed half of WEBHOOK_AUTO_DISABLE_MIN_FAILURES (rounded up) attempts in a row: a warning before auto-disable, once per failing streak"""
+
+    id: str
+    type: Literal["webhook.endpoint.failing"]
+    timestamp: str
+    communityId: str
+    data: WebhookEndpointFailingEventData
+
+
+class WebhookEndpointDisabledEventData(TypedDict):
+    endpointId: str
+    url: str
+    reason: Literal["failing", "gone"]
+    consecutiveFailures: int
+
+
+class WebhookEndpointDisabledEvent(TypedDict):
+    """The platform disabled an endpoint: its failure streak reached auto-disable, or it answered 410 Gone"""
+
+    id: str
+    type: Literal["webhook.endpoint.disabled"]
+    timestamp: str
+    communityId: str
+    data: WebhookEndpointDisabledEventData
+
+
+class WebhookEndpointRecoveredEventData(TypedDict):
+    endpointId: str
+    url: str
+
+
+class WebhookEndpointRecoveredEvent(TypedDict):
+    """The first successful attempt of an endpoint after webhook.endpoint.failing was raised for it"""
+
+    id: str
+    type: Literal["webhook.endpoint.recovered"]
+    timestamp: str
+    communityId: str
+    data: WebhookEndpointRecoveredEventData
+
+
+class WebhookMessageExhaustedEventData(TypedDict):
+    endpointId: str
+    url: str
+    messageId: str
+    eventType: str
+    attempts: int
+
+
+class WebhookMessageExhaustedEvent(TypedDict):
+    """The last scheduled attempt of a message to an endpoint failed: no retry is left (not raised for these operational events themselves)"""
+
+    id: str
+    type: Literal["webhook.message.exhausted"]
+    timestamp: str
+    communityId: str
+    data: WebhookMessageExhaustedEventData
+
+
 class WebhookTestEventData(TypedDict):
     endpointId: str
     message: str
@@ -340,6 +406,10 @@ AnyWebhookEvent = Union[
     MemberUpdatedEvent,
     CustomizationUpdatedEvent,
     EmbedSessionCreatedEvent,
+    WebhookEndpointFailingEvent,
+    WebhookEndpointDisabledEvent,
+    WebhookEndpointRecoveredEvent,
+    WebhookMessageExhaustedEvent,
     WebhookTestEvent,
 ]
 
@@ -355,6 +425,10 @@ WebhookEventType = Literal[
     "member.updated",
     "customization.updated",
     "embed.session.created",
+    "webhook.endpoint.failing",
+    "webhook.endpoint.disabled",
+    "webhook.endpoint.recovered",
+    "webhook.message.exhausted",
     "webhook.test",
 ]
 

@@ -564,11 +564,14 @@ class Unlike(TypedDict):
 
 
 class WebhookListItem(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
     lastSuccessAt: Optional[str]
+    #: the custom headers sent with every delivery: each name with its value masked ("…" and its
+    #: last 4 characters, or "…" alone under 9)
+    headers: Dict[str, str]
     #: attempts that ended (SUCCESS or FAILED) in the last 24 hours
     attempts24h: float
     #: of those, the successful ones
@@ -590,11 +593,14 @@ class WebhookList(TypedDict):
 
 
 class CreatedWebhook(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
     lastSuccessAt: Optional[str]
+    #: the custom headers sent with every delivery: each name with its value masked ("…" and its
+    #: last 4 characters, or "…" alone under 9)
+    headers: Dict[str, str]
     #: the signing secret (whsec_…), shown in this response only
     secret: str
     id: str
@@ -612,23 +618,32 @@ class CreatedWebhook(TypedDict):
 class CreateWebhookRequired(TypedDict):
     #: subscribed event names: a non-empty list without repeats, from GET
     #: /api/webhooks/event-types
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: https URL on port 443 whose host resolves only to public addresses
     url: str
 
 
 class CreateWebhook(CreateWebhookRequired, total=False):
+    #: custom headers sent with every delivery and test, name → value: up to 20; names are HTTP
+    #: tokens, and names the platform sets (webhook-*, content-type, content-length, host,
+    #: user-agent, traceparent, tracestate) or that belong to the connection (connection,
+    #: transfer-encoding, te, upgrade, keep-alive, trailer, proxy-*) are refused; values at most
+    #: 1024 bytes, without CR, LF or NUL. Stored encrypted; reads show each value masked
+    headers: Dict[str, str]
     description: str
     #: community id or slug
     communityId: str
 
 
 class Webhook(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
     lastSuccessAt: Optional[str]
+    #: the custom headers sent with every delivery: each name with its value masked ("…" and its
+    #: last 4 characters, or "…" alone under 9)
+    headers: Dict[str, str]
     id: str
     communityId: str
     url: str
@@ -642,7 +657,14 @@ class Webhook(TypedDict):
 
 
 class UpdateWebhook(TypedDict, total=False):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created"]]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
+    #: replaces the custom headers ({} removes them all): up to 20; names are HTTP tokens, and
+    #: names the platform sets (webhook-*, content-type, content-length, host, user-agent,
+    #: traceparent, tracestate) or that belong to the connection (connection, transfer-encoding,
+    #: te, upgrade, keep-alive, trailer, proxy-*) are refused; values at most 1024 bytes,
+    #: without CR, LF or NUL. Stored encrypted; reads show each value masked. A value sent back
+    #: exactly as a read showed it (masked) keeps the stored value
+    headers: Dict[str, str]
     url: str
     description: str
     #: false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { Prisma } from '../../../generated/prisma/client';
 import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import type { SealedHeaders } from './secrets/endpoint-headers';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
 export interface EndpointState {
@@ -9,6 +11,8 @@ export interface EndpointState {
   consecutive_failures: number;
   failing_since: Date | null;
   last_success_at: Date | null;
+  /** the custom headers to send, sealed (opened by the sender) */
+  custom_headers: SealedHeaders | null;
 }
 
 /** The endpoint columns a read route may show: the secret lives in another table and never here. */
@@ -23,9 +27,15 @@ export const WEBHOOK_SELECT = {
   consecutiveFailures: true,
   failingSince: true,
   lastSuccessAt: true,
+  // sealed: the service shows each value masked, never this
+  customHeaders: true,
   createdAt: true,
   updatedAt: true,
 } as const;
+
+function jsonOrNull(value: SealedHeaders | null): Prisma.InputJsonValue | typeof Prisma.DbNull {
+  return value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue);
+}
 
 /** last_success_at is kept to this precision, so a busy healthy endpoint is not written on every delivery. */
 export const LAST_SUCCESS_PRECISION_MS = 1_000;
@@ -73,8 +83,16 @@ export class WebhookEndpointsStore {
     return locked.length > 0;
   }
 
-  create(tx: Tx, communityId: string, data: { url: string; events: string[]; description: string }) {
-    return tx.webhookEndpoint.create({ data: { communityId, ...data }, select: WEBHOOK_SELECT });
+  create(
+    tx: Tx,
+    communityId: string,
+    data: { url: string; events: string[]; description: string; customHeaders?: SealedHeaders | null },
+  ) {
+    const { customHeaders, ...rest } = data;
+    return tx.webhookEndpoint.create({
+      data: { communityId, ...rest, customHeaders: jsonOrNull(customHeaders ?? null) },
+      select: WEBHOOK_SELECT,
+    });
   }
 
   update(
@@ -89,13 +107,46 @@ export class WebhookEndpointsStore {
       disabledAt?: null;
       consecutiveFailures?: number;
       failingSince?: null;
+      /** undefined: unchanged; null: no custom headers */
+      customHeaders?: SealedHeaders | null;
     },
   ) {
+    const { customHeaders, ...rest } = data;
     return tx.webhookEndpoint.update({
       where: { communityId_id: { communityId, id } },
-      data,
+      data: { ...rest, ...(customHeaders === undefined ? {} : { customHeaders: jsonOrNull(customHeaders) }) },
       select: WEBHOOK_SELECT,
     });
+  }
+
+  /** How many endpoints' header sets each encryption key sealed. */
+  async countHeadersByKey(): Promise<Map<string, number>> {
+    const rows = await this.prisma.$queryRaw<{ key_id: string; count: number }[]>`
+      SELECT custom_headers->>'keyId' AS key_id, count(*)::int AS count FROM webhook_endpoints
+      WHERE custom_headers IS NOT NULL GROUP BY 1`;
+    return new Map(rows.map((row) => [row.key_id, row.count]));
+  }
+
+  /**
+   * Locks up to `limit` endpoints whose headers are sealed under these keys (not those in `skip`)
+   * and reads them; rows another transaction holds are skipped, not waited for (SKIP LOCKED).
+   */
+  lockHeadersSealedUnder(
+    tx: Tx,
+    keyIds: string[],
+    skip: string[],
+    limit: number,
+  ): Promise<{ id: string; custom_headers: SealedHeaders }[]> {
+    return tx.$queryRaw`
+      SELECT id, custom_headers FROM webhook_endpoints
+       WHERE custom_headers->>'keyId' = ANY(${keyIds}::text[]) AND NOT (id = ANY(${skip}::uuid[]))
+       ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
+  }
+
+  /** Replaces the sealed form of the endpoint's headers (the same headers under another key). */
+  async resealHeaders(tx: Tx, id: string, sealed: SealedHeaders): Promise<void> {
+    await tx.$executeRaw`
+      UPDATE webhook_endpoints SET custom_headers = ${JSON.stringify(sealed)}::jsonb WHERE id = ${id}::uuid`;
   }
 
   /** Deletes the endpoint (its secrets and delivery log cascade); false when there was none. */
@@ -104,22 +155,54 @@ export class WebhookEndpointsStore {
     return count > 0;
   }
 
-  /** Resets the failure counter and notes the success (a no-op when another success just did). */
-  async recordSuccess(communityId: string, endpointId: string): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE webhook_endpoints
-      SET consecutive_failures = 0, failing_since = NULL, last_success_at = now()
-      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
-        AND (consecutive_failures <> 0 OR failing_since IS NOT NULL
-             OR last_success_at IS NULL OR last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')`;
+  /**
+   * Resets the failure counter and notes the success (a no-op when another success just did);
+   * returns the endpoint's url when webhook.endpoint.failing had been raised (this success ends that
+   * trouble: the caller raises recovered in the same transaction), else null.
+   */
+  async recordSuccess(tx: Tx, communityId: string, endpointId: string): Promise<string | null> {
+    const rows = await tx.$queryRaw<{ url: string; was_announced: boolean }[]>`
+      WITH before AS (
+        SELECT id, failing_announced FROM webhook_endpoints
+        WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid FOR NO KEY UPDATE
+      )
+      UPDATE webhook_endpoints e
+      SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), failing_announced = false
+      FROM before b
+      WHERE e.id = b.id
+        AND (e.consecutive_failures <> 0 OR e.failing_since IS NOT NULL OR e.failing_announced
+             OR e.last_success_at IS NULL OR e.last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')
+      RETURNING e.url, b.failing_announced AS was_announced`;
+    return rows[0]?.was_announced ? rows[0].url : null;
   }
 
-  /** Counts one failure; the streak starts at the first failure after the last success. */
-  async recordFailure(communityId: string, endpointId: string): Promise<void> {
-    await this.prisma.$executeRaw`
-      UPDATE webhook_endpoints
-      SET consecutive_failures = consecutive_failures + 1, failing_since = COALESCE(failing_since, now())
-      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid`;
+  /**
+   * Counts one failure (the streak starts at the first failure after the last success); when the
+   * count reaches `announceAt` and the streak was not announced yet, marks it announced and says so.
+   */
+  async recordFailure(
+    tx: Tx,
+    communityId: string,
+    endpointId: string,
+    announceAt: number,
+  ): Promise<{ url: string; consecutiveFailures: number; announce: boolean } | null> {
+    const rows = await tx.$queryRaw<{ url: string; consecutive_failures: number; was_announced: boolean }[]>`
+      WITH before AS (
+        SELECT id, failing_announced FROM webhook_endpoints
+        WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid FOR NO KEY UPDATE
+      )
+      UPDATE webhook_endpoints e
+      SET consecutive_failures = e.consecutive_failures + 1, failing_since = COALESCE(e.failing_since, now()),
+          failing_announced = e.failing_announced OR e.consecutive_failures + 1 >= ${announceAt}
+      FROM before b WHERE e.id = b.id
+      RETURNING e.url, e.consecutive_failures, b.failing_announced AS was_announced`;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      url: row.url,
+      consecutiveFailures: row.consecutive_failures,
+      announce: !row.was_announced && row.consecutive_failures >= announceAt,
+    };
   }
 
   /**
@@ -127,12 +210,13 @@ export class WebhookEndpointsStore {
    * failure count when this call disabled it, else null.
    */
   async disableIfFailing(
+    tx: Tx,
     communityId: string,
     endpointId: string,
     minFailures: number,
     afterMs: number,
   ): Promise<number | null> {
-    const disabled = await this.prisma.$queryRaw<{ consecutive_failures: number }[]>`
+    const disabled = await tx.$queryRaw<{ consecutive_failures: number }[]>`
       UPDATE webhook_endpoints
       SET is_active = false, disabled_at = now(), updated_at = now()
       WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
@@ -148,10 +232,19 @@ export class WebhookEndpointsStore {
     return this.prisma.webhookEndpoint.count({ where: { disabledAt: { not: null } } });
   }
 
-  /** Disables the endpoint at once (the target answered 410 Gone). */
-  async disable(communityId: string, endpointId: string): Promise<void> {
-    await this.prisma.$executeRaw`
+  /**
+   * Disables the endpoint at once (the target answered 410 Gone); returns its url and failure count
+   * when this call disabled it, else null.
+   */
+  async disable(
+    tx: Tx,
+    communityId: string,
+    endpointId: string,
+  ): Promise<{ url: string; consecutiveFailures: number } | null> {
+    const rows = await tx.$queryRaw<{ url: string; consecutive_failures: number }[]>`
       UPDATE webhook_endpoints SET is_active = false, disabled_at = now(), updated_at = now()
-      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid AND disabled_at IS NULL`;
+      WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid AND disabled_at IS NULL
+      RETURNING url, consecutive_failures`;
+    return rows[0] ? { url: rows[0].url, consecutiveFailures: rows[0].consecutive_failures } : null;
   }
 }

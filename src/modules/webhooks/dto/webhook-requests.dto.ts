@@ -9,6 +9,7 @@ import {
   IsIn,
   IsInt,
   IsISO8601,
+  IsObject,
   IsString,
   IsUUID,
   Max,
@@ -20,8 +21,24 @@ import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.dto';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
 import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
+import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endpoint-headers';
 
 export const MAX_URL_LENGTH = 2048;
+
+/** The `headers` field as the OpenAPI document shows it; its rules are checked by the service (endpoint-headers.ts). */
+function headersProperty(description: string) {
+  return ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_BYTES },
+    maxProperties: MAX_CUSTOM_HEADERS,
+    example: { Authorization: 'Bearer rcv_4f9a2c71d3', 'X-Route': 'eu' },
+    description,
+  });
+}
+const HEADERS_RULES =
+  `up to ${MAX_CUSTOM_HEADERS}; names are HTTP tokens, and names the platform sets (webhook-*, content-type, content-length, host, user-agent, ` +
+  'traceparent, tracestate) or that belong to the connection (connection, transfer-encoding, te, upgrade, keep-alive, trailer, proxy-*) are refused; ' +
+  `values at most ${MAX_HEADER_VALUE_BYTES} bytes, without CR, LF or NUL. Stored encrypted; reads show each value masked`;
 const EVENTS_MESSAGE = `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')} (${TEST_EVENT} is sent only by the test route)`;
 
 export class CommunityParamsDto {
@@ -81,6 +98,11 @@ export class CreateWebhookDto extends TenantBodyDto {
   @IsString()
   @MaxLength(500)
   description?: string;
+
+  @headersProperty(`custom headers sent with every delivery and test, name → value: ${HEADERS_RULES}`)
+  @OptionalNotNull()
+  @IsObject()
+  headers?: Record<string, string>;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
@@ -107,6 +129,13 @@ export class UpdateWebhookDto extends TenantBodyDto {
   @OptionalNotNull()
   @IsBoolean()
   isActive?: boolean;
+
+  @headersProperty(
+    `replaces the custom headers ({} removes them all): ${HEADERS_RULES}. A value sent back exactly as a read showed it (masked) keeps the stored value`,
+  )
+  @OptionalNotNull()
+  @IsObject()
+  headers?: Record<string, string>;
 }
 
 /**

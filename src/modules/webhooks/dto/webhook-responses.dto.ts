@@ -22,6 +22,13 @@ export class WebhookDto {
   failingSince: Date | null;
   @ApiProperty({ nullable: true, type: Date })
   lastSuccessAt: Date | null;
+  /** the custom headers sent with every delivery: each name with its value masked ("…" and its last 4 characters, or "…" alone under 9) */
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { Authorization: '…71d3', 'X-Route': '…' },
+  })
+  headers: Record<string, string>;
   createdAt: Date;
   updatedAt: Date;
 }

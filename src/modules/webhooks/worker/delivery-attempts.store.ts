@@ -138,7 +138,7 @@ export class DeliveryAttemptsStore {
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
              e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             ${SECRETS_VERSION} AS secrets_version
+             e.custom_headers, ${SECRETS_VERSION} AS secrets_version
       FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
       [
         keys.map((k) => k.communityId),
@@ -171,7 +171,8 @@ export class DeliveryAttemptsStore {
     const { communityId, endpointId, messageId, eventType, attempt } = key;
     const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH endpoint AS (
-        SELECT id, community_id, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at
+        SELECT id, community_id, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
+               custom_headers
         FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
       ), claimed AS (
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
@@ -190,7 +191,7 @@ export class DeliveryAttemptsStore {
         RETURNING id
       )
       SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
+             e.custom_headers, COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
              (SELECT request_id FROM claimed) AS request_id,
              ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
       FROM endpoint e`;

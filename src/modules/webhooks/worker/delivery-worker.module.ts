@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
+import { EventsModule } from '../../events/events.module';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../core/delivery/webhook-sender.service';
 import type { ResolveAll } from '../core/delivery/url-safety';
 import { WebhookSecretsService } from '../core/secrets/webhook-secrets.service';
@@ -22,7 +23,8 @@ import { WorkerRuntime } from './worker-runtime.service';
 
 /** The outbox relay, the delivery processor and the sweep. Imported by WorkerModule only, never by the API. */
 @Module({
-  imports: [WebhooksCoreModule, DeliveryQueueModule],
+  // EventsModule: the operational events EndpointHealth raises through the outbox
+  imports: [WebhooksCoreModule, DeliveryQueueModule, EventsModule],
   providers: [
     // each endpoint's secrets read at most once a second, and again when a claim finds them changed
     {

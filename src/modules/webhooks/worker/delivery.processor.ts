@@ -90,6 +90,7 @@ export class DeliveryProcessor extends WorkerHost {
       messageId,
       eventType,
       body: JSON.stringify(job.payload),
+      customHeaders: endpoint.custom_headers,
     });
     sent();
 
@@ -116,7 +117,9 @@ export class DeliveryProcessor extends WorkerHost {
       return;
     }
     this.logger.log({ msg: 'delivery attempt', ...outcome });
-    const autoDisabled = await this.health.recordFailure(communityId, endpointId);
+    // no retry left (and not a 410, which disables instead): the message is exhausted on this endpoint
+    const exhausted = !retry && !result.gone ? { messageId, eventType, attempts: attempt } : null;
+    const autoDisabled = await this.health.recordFailure(communityId, endpointId, exhausted);
     if (result.gone) return this.health.disableGone(communityId, endpointId);
     // auto-disable cancelled the retry row written above; otherwise queue it (the sweep covers a failed add)
     if (!retry || autoDisabled) return;

@@ -1,24 +1,46 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
+import { PrismaService } from '../../../prisma/prisma.service';
+import { OutboxService } from '../../events/outbox.service';
 import { DeliveryAttemptsStore } from './delivery-attempts.store';
 import {
   EndpointState,
   LAST_SUCCESS_PRECISION_MS,
   WebhookEndpointsStore,
 } from '../core/webhook-endpoints.store';
+import { OPERATIONAL_EVENT_TYPES } from '../core/webhook-operational.events';
 
 export type { EndpointState } from '../core/webhook-endpoints.store';
 
-/** The failure counter and auto-disable (docs/product-decisions.md#5-webhooks, "Auto-disable"), applied after each attempt. */
+/** The message whose last scheduled attempt just failed (webhook.message.exhausted). */
+export interface ExhaustedMessage {
+  messageId: string;
+  eventType: string;
+  attempts: number;
+}
+
+/**
+ * The failure counter and auto-disable (docs/product-decisions.md#5-webhooks, "Auto-disable"), applied
+ * after each attempt, and the operational events they raise ("Operational events"): each is written to
+ * the outbox in the transaction that changes the endpoint's state, so it is raised exactly once per
+ * occurrence and as durable as any other event.
+ */
 @Injectable()
 export class EndpointHealth {
   private readonly logger = new Logger(EndpointHealth.name);
 
   constructor(
+    private readonly prisma: PrismaService,
     private readonly endpoints: WebhookEndpointsStore,
     private readonly deliveries: DeliveryAttemptsStore,
+    private readonly outbox: OutboxService,
     private readonly config: AppConfig,
   ) {}
+
+  /** The streak length that raises webhook.endpoint.failing: half the auto-disable count, rounded up. */
+  get failingAt(): number {
+    return Math.ceil(this.config.WEBHOOK_AUTO_DISABLE_MIN_FAILURES / 2);
+  }
 
   /**
    * Whether a success changes anything, judged from the row read before the send: the common case
@@ -34,24 +56,60 @@ export class EndpointHealth {
     );
   }
 
-  recordSuccess(communityId: string, endpointId: string): Promise<void> {
-    return this.endpoints.recordSuccess(communityId, endpointId);
+  /** Resets the streak; the first success after webhook.endpoint.failing raises webhook.endpoint.recovered. */
+  async recordSuccess(communityId: string, endpointId: string): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      const url = await this.endpoints.recordSuccess(tx, communityId, endpointId);
+      if (url !== null)
+        await this.outbox.record(tx, communityId, 'webhook.endpoint.recovered', { endpointId, url });
+    });
   }
 
   /**
    * Counts the failure and auto-disables the endpoint when the streak has reached
    * WEBHOOK_AUTO_DISABLE_MIN_FAILURES and lasted WEBHOOK_AUTO_DISABLE_AFTER (a short outage of a
-   * busy receiver piles up failures quickly but must not disable it). Returns whether this call
-   * disabled it.
+   * busy receiver piles up failures quickly but must not disable it). Raises failing when the
+   * streak reaches half that count, disabled when this call disabled it, and exhausted when
+   * `exhausted` names a message that has no attempt left (never for an operational event). Returns
+   * whether this call disabled the endpoint.
    */
-  async recordFailure(communityId: string, endpointId: string): Promise<boolean> {
-    await this.endpoints.recordFailure(communityId, endpointId);
-    const failures = await this.endpoints.disableIfFailing(
-      communityId,
-      endpointId,
-      this.config.WEBHOOK_AUTO_DISABLE_MIN_FAILURES,
-      this.config.webhookAutoDisableAfterMs,
-    );
+  async recordFailure(
+    communityId: string,
+    endpointId: string,
+    exhausted: ExhaustedMessage | null = null,
+  ): Promise<boolean> {
+    const failures = await this.prisma.$transaction(async (tx) => {
+      const counted = await this.endpoints.recordFailure(tx, communityId, endpointId, this.failingAt);
+      if (!counted) return null; // the endpoint was deleted meanwhile
+      const { url, consecutiveFailures } = counted;
+      if (counted.announce)
+        await this.outbox.record(tx, communityId, 'webhook.endpoint.failing', {
+          endpointId,
+          url,
+          consecutiveFailures,
+        });
+      if (exhausted && !OPERATIONAL_EVENT_TYPES.includes(exhausted.eventType))
+        await this.outbox.record(tx, communityId, 'webhook.message.exhausted', {
+          endpointId,
+          url,
+          ...exhausted,
+        });
+      const disabled = await this.endpoints.disableIfFailing(
+        tx,
+        communityId,
+        endpointId,
+        this.config.WEBHOOK_AUTO_DISABLE_MIN_FAILURES,
+        this.config.webhookAutoDisableAfterMs,
+      );
+      if (disabled !== null)
+        await this.outbox.record(tx, communityId, 'webhook.endpoint.disabled', {
+          endpointId,
+          url,
+          reason: 'failing',
+          consecutiveFailures: disabled,
+        });
+      return disabled;
+    });
     if (failures === null) return false;
     this.logger.warn({ msg: 'webhook endpoint auto-disabled', communityId, endpointId, failures });
     await this.deliveries.cancelWaiting(
@@ -64,7 +122,16 @@ export class EndpointHealth {
 
   /** A 410 Gone: the receiver says the endpoint no longer exists, so stop at once. */
   async disableGone(communityId: string, endpointId: string): Promise<void> {
-    await this.endpoints.disable(communityId, endpointId);
+    await this.prisma.$transaction(async (tx) => {
+      const disabled = await this.endpoints.disable(tx, communityId, endpointId);
+      if (disabled)
+        await this.outbox.record(tx, communityId, 'webhook.endpoint.disabled', {
+          endpointId,
+          url: disabled.url,
+          reason: 'gone',
+          consecutiveFailures: disabled.consecutiveFailures,
+        });
+    });
     this.logger.warn({
       msg: 'webhook endpoint disabled: the target answered 410 Gone',
       communityId,

@@ -42,7 +42,7 @@ export class WorkerOutboxStore {
    * 1. locks up to `rows` unrelayed outbox rows in id order, FOR UPDATE SKIP LOCKED, so two relays
    *    never take the same row;
    * 2. pairs each with its community's endpoints that are active, not disabled and subscribed to
-   *    its type;
+   *    its type (an operational event's subject excepted);
    * 3. keeps rows in id order while the attempts so far stay within `attempts` (always the first
    *    row, however wide its fan-out); the others stay unrelayed for the next batch;
    * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id (a pair that
@@ -77,6 +77,8 @@ export class WorkerOutboxStore {
           LEFT JOIN webhook_endpoints e
             ON e.community_id = l.community_id AND e.is_active AND e.disabled_at IS NULL
                AND l.event_type = ANY(e.events)
+               -- an operational event (webhook.*) is never sent to the endpoint it is about
+               AND NOT (l.event_type LIKE 'webhook.%' AND e.id::text = l.payload #>> '{data,endpointId}')
           GROUP BY l.id
         ), taken AS MATERIALIZED (
           SELECT l.*, f.endpoint_ids

@@ -4,6 +4,8 @@ import type { Agent, Dispatcher } from 'undici';
 import { request } from 'undici';
 import { AppConfig } from '../../../../config/app-config';
 import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
+import { CustomHeaders, openHeaders, SealedHeaders } from '../secrets/endpoint-headers';
+import { SecretKeyRing } from '../secrets/secret-cipher';
 import { createDeliveryAgent } from './delivery-agent';
 import { WEBHOOK_USER_AGENT } from './service-version';
 import { signatureHeader } from './sign';
@@ -24,7 +26,12 @@ export interface SendInput {
   /** the exact JSON text that is signed and sent */
   body: string;
   timestamp?: Date;
+  /** the endpoint's custom headers as stored (sealed); opened here, sent verbatim */
+  customHeaders?: SealedHeaders | null;
 }
+
+/** Opened header sets kept by their ciphertext, so a busy endpoint's are not decrypted per attempt. */
+const OPENED_HEADERS_CACHE = 1_000;
 
 export interface SendResult {
   ok: boolean;
@@ -93,6 +100,8 @@ export class WebhookSender implements OnModuleDestroy {
   private readonly agent: Agent;
   private readonly allowInsecure: boolean;
   private readonly timeoutMs: number;
+  private readonly ring: SecretKeyRing;
+  private readonly opened = new Map<string, CustomHeaders>();
 
   constructor(
     @Inject(WebhookSecretsService) private readonly secrets: LiveSecretsSource,
@@ -101,6 +110,7 @@ export class WebhookSender implements OnModuleDestroy {
   ) {
     this.allowInsecure = config.WEBHOOK_ALLOW_INSECURE_TARGETS;
     this.timeoutMs = config.webhookTimeoutMs;
+    this.ring = new SecretKeyRing(config.webhookEncryptionKeys);
     this.agent = createDeliveryAgent({
       resolve,
       guardAddresses: !this.allowInsecure,
@@ -130,6 +140,15 @@ export class WebhookSender implements OnModuleDestroy {
     }
     const secrets = await this.secrets.liveSecrets(input.communityId, input.endpointId);
     if (secrets.length === 0) return fail('endpoint has no live signing secret');
+    let custom: CustomHeaders;
+    try {
+      custom = this.customHeaders(input.customHeaders);
+    } catch {
+      // the ring lost the key that sealed them: the log says so, the values never appear
+      return fail(
+        'custom headers could not be decrypted: their encryption key is not in WEBHOOK_SECRET_ENCRYPTION_KEY',
+      );
+    }
     const timestamp = Math.floor((input.timestamp ?? new Date()).getTime() / 1000);
     try {
       const response = await request(url, {
@@ -137,6 +156,8 @@ export class WebhookSender implements OnModuleDestroy {
         dispatcher: this.agent,
         body: input.body,
         headers: {
+          // first, so the platform's own headers win (their names are refused for custom ones anyway)
+          ...custom,
           'content-type': 'application/json',
           'user-agent': WEBHOOK_USER_AGENT,
           'webhook-id': input.messageId,
@@ -162,6 +183,18 @@ export class WebhookSender implements OnModuleDestroy {
     } catch (err) {
       return fail(describe(err, this.timeoutMs));
     }
+  }
+
+  private customHeaders(sealed: SealedHeaders | null | undefined): CustomHeaders {
+    if (!sealed) return {};
+    const key = sealed.ciphertext;
+    let headers = this.opened.get(key);
+    if (!headers) {
+      headers = openHeaders(this.ring, sealed);
+      if (this.opened.size >= OPENED_HEADERS_CACHE) this.opened.delete(this.opened.keys().next().value!);
+      this.opened.set(key, headers);
+    }
+    return headers;
   }
 
   async onModuleDestroy(): Promise<void> {

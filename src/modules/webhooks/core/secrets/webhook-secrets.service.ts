@@ -6,6 +6,14 @@ import { AppConfig } from '../../../../config/app-config';
 import { PrismaService, Tx } from '../../../../prisma/prisma.service';
 import { WebhookEndpointsStore } from '../webhook-endpoints.store';
 import { SECRET_PREFIX } from '../delivery/sign';
+import {
+  CustomHeaders,
+  maskHeaders,
+  openHeaders,
+  SealedHeaders,
+  sealHeaders,
+  toStoredSecret,
+} from './endpoint-headers';
 import { SecretKeyRing } from './secret-cipher';
 import { StoredLiveSecret, WebhookSecretsStore } from './webhook-secrets.store';
 
@@ -120,9 +128,29 @@ export class WebhookSecretsService {
     };
   }
 
-  /** Stored secrets per encryption key: the current key first, then the ring's order, then unknown keys. */
+  /** An endpoint's custom headers sealed for storage by the newest key (null: none). */
+  sealHeaders(headers: CustomHeaders): SealedHeaders | null {
+    return sealHeaders(this.cipher, headers);
+  }
+
+  /** The stored headers, opened: only for sending them, and for a PATCH that keeps some. */
+  openHeaders(sealed: SealedHeaders | null | undefined): CustomHeaders {
+    return openHeaders(this.cipher, sealed);
+  }
+
+  /** The stored headers as every read shows them: names, and each value masked. */
+  maskedHeaders(sealed: SealedHeaders | null | undefined): CustomHeaders {
+    return maskHeaders(this.openHeaders(sealed));
+  }
+
+  /**
+   * Sealed values per encryption key, signing secrets and endpoints' header sets together (both
+   * are re-encrypted by the same run): the current key first, then the ring's order, then unknown keys.
+   */
   async countByKey(): Promise<SecretsUnderKey[]> {
     const counts = await this.store.countByKey();
+    for (const [keyId, count] of await this.endpoints.countHeadersByKey())
+      counts.set(keyId, (counts.get(keyId) ?? 0) + count);
     const ring = this.cipher.keyIds;
     const inRing = ring.map((keyId, index) => ({
       keyId,
@@ -138,11 +166,14 @@ export class WebhookSecretsService {
 
   /** Stored secrets not sealed under the newest key (older keys of the ring and keys not in it). */
   async countNotUnderCurrentKey(): Promise<number> {
-    return this.store.countNotUnderKey(this.cipher.currentKeyId);
+    const headers = await this.endpoints.countHeadersByKey();
+    headers.delete(this.cipher.currentKeyId);
+    const sealedHeaders = [...headers.values()].reduce((sum, count) => sum + count, 0);
+    return (await this.store.countNotUnderKey(this.cipher.currentKeyId)) + sealedHeaders;
   }
 
   /**
-   * Moves up to `batchSize` secrets sealed under older keys of the ring to the newest key, in one
+   * Moves up to `batchSize` secrets (then endpoints' custom header sets) sealed under older keys of the ring to the newest key, in one
    * short transaction. Rows another transaction holds (a rotation in progress) are skipped rather
    * than waited for, so the API and the worker never queue behind this; a later batch or run takes
    * them. `skip`: ids that failed to decrypt earlier in the run, so one bad row cannot stall it.
@@ -163,6 +194,20 @@ export class WebhookSecretsService {
           continue;
         }
         await this.store.reseal(tx, row.id, this.cipher.encrypt(plaintext));
+        result.moved += 1;
+      }
+      // the endpoints' custom headers share the ring: once no secret is left, the batch takes those
+      const room = batchSize - rows.length;
+      if (room <= 0) return result;
+      for (const row of await this.endpoints.lockHeadersSealedUnder(tx, olderKeyIds, skip, room)) {
+        let plaintext: string;
+        try {
+          plaintext = this.cipher.decrypt(toStoredSecret(row.custom_headers));
+        } catch (err) {
+          result.failed.push({ id: row.id, reason: `custom headers: ${(err as Error).message}` });
+          continue;
+        }
+        await this.endpoints.resealHeaders(tx, row.id, sealHeaders(this.cipher, JSON.parse(plaintext))!);
         result.moved += 1;
       }
       return result;

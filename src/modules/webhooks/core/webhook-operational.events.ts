@@ -1,0 +1,95 @@
+import { defineEvent } from '../../events/define-event';
+import { uuid } from '../../events/payload-schema';
+
+const ENDPOINT_ID = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
+const URL_EXAMPLE = 'https://hooks.example.com/community';
+const endpointId = {
+  ...uuid,
+  description: 'the endpoint this event is about (it never receives this event)',
+};
+const url = { type: 'string', description: "the endpoint's target URL" } as const;
+const consecutiveFailures = {
+  type: 'integer',
+  minimum: 1,
+  description: 'failed attempts in a row at that moment',
+} as const;
+
+/**
+ * The platform's own events about an endpoint's health (docs/product-decisions.md#5-webhooks,
+ * "Operational events"), raised by the worker through the outbox. Any endpoint of the community may
+ * subscribe to them; the relay never sends one to the endpoint it is about.
+ */
+export const WEBHOOK_OPERATIONAL_EVENTS = [
+  defineEvent({
+    type: 'webhook.endpoint.failing',
+    description:
+      'An endpoint has failed half of WEBHOOK_AUTO_DISABLE_MIN_FAILURES (rounded up) attempts in a row: a warning before auto-disable, once per failing streak',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['endpointId', 'url', 'consecutiveFailures'],
+      properties: { endpointId, url, consecutiveFailures },
+    },
+    example: { endpointId: ENDPOINT_ID, url: URL_EXAMPLE, consecutiveFailures: 5 },
+  }),
+  defineEvent({
+    type: 'webhook.endpoint.disabled',
+    description:
+      'The platform disabled an endpoint: its failure streak reached auto-disable, or it answered 410 Gone',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['endpointId', 'url', 'reason', 'consecutiveFailures'],
+      properties: {
+        endpointId,
+        url,
+        reason: {
+          type: 'string',
+          enum: ['failing', 'gone'],
+          description: 'failing: the failure streak reached auto-disable; gone: the target answered 410 Gone',
+        },
+        consecutiveFailures,
+      },
+    },
+    example: { endpointId: ENDPOINT_ID, url: URL_EXAMPLE, reason: 'failing', consecutiveFailures: 10 },
+  }),
+  defineEvent({
+    type: 'webhook.endpoint.recovered',
+    description:
+      'The first successful attempt of an endpoint after webhook.endpoint.failing was raised for it',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['endpointId', 'url'],
+      properties: { endpointId, url },
+    },
+    example: { endpointId: ENDPOINT_ID, url: URL_EXAMPLE },
+  }),
+  defineEvent({
+    type: 'webhook.message.exhausted',
+    description:
+      'The last scheduled attempt of a message to an endpoint failed: no retry is left (not raised for these operational events themselves)',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['endpointId', 'url', 'messageId', 'eventType', 'attempts'],
+      properties: {
+        endpointId,
+        url,
+        messageId: { type: 'string', description: 'the webhook-id of the message that was not delivered' },
+        eventType: { type: 'string' },
+        attempts: { type: 'integer', minimum: 1, description: 'attempts made, the last one included' },
+      },
+    },
+    example: {
+      endpointId: ENDPOINT_ID,
+      url: URL_EXAMPLE,
+      messageId: 'msg_01JD5Z4M8Q2V3X9K7T6R5P4N3B',
+      eventType: 'tweet.created',
+      attempts: 8,
+    },
+  }),
+] as const;
+
+/** The operational events' names: the relay keeps each from its subject, exhaustion is not raised for them. */
+export const OPERATIONAL_EVENT_TYPES: readonly string[] = WEBHOOK_OPERATIONAL_EVENTS.map((e) => e.type);

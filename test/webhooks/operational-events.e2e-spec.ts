@@ -1,0 +1,159 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { OutboxService } from '../../src/modules/events/outbox.service';
+import { createTestApp, TestApp } from '../utils/app';
+import { memberWithToken, unique } from '../utils/factories';
+import { call } from '../utils/http';
+import { syntheticData } from '../utils/synthetic-event';
+import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
+import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+
+const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
+const OPERATIONAL = [
+  'webhook.endpoint.failing',
+  'webhook.endpoint.disabled',
+  'webhook.endpoint.recovered',
+  'webhook.message.exhausted',
+];
+
+interface Body {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Operational events (docs/product-decisions.md#5-webhooks): raised once per occurrence through the
+ * outbox, valid under their published schema, delivered to the community's subscribers but never to
+ * the endpoint they are about, even when it is subscribed.
+ */
+describe('operational webhook events', () => {
+  let api: TestApp;
+  let worker: TestWorker;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    api = await createTestApp(DELIVERY_TEST_ENV);
+    worker = await startTestWorker();
+    receiver = await startReceiver();
+  });
+
+  afterAll(async () => {
+    await worker?.stop();
+    await api?.close();
+    await receiver?.close();
+  });
+
+  /**
+   * A community with an observer subscribed to the operational events and a subject subscribed to
+   * tweet.created AND to them, answering with `answer`; one tweet.created is raised.
+   */
+  async function scenario(answer: (attempt: number) => number) {
+    const { community, token } = await memberWithToken(api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
+    const create = async (path: string, events: string[]) => {
+      const res = await call(api.app, 'POST', hooks(community.id), {
+        token,
+        body: { url: receiver.url + path, events },
+      });
+      expect(res.status).toBe(201);
+      return { id: res.body.data.id as string, secret: res.body.data.secret as string, path };
+    };
+    const observer = await create(`/${unique('observer')}`, OPERATIONAL);
+    const subject = await create(`/${unique('subject')}`, ['tweet.created', ...OPERATIONAL]);
+    const tries = new Map<string, number>();
+    receiver.respond(subject.path, (req) => {
+      const id = req.headers['webhook-id'];
+      tries.set(id, (tries.get(id) ?? 0) + 1);
+      return { status: answer(tries.get(id)!) };
+    });
+    await api.prisma.$transaction((tx) =>
+      api.app
+        .get(OutboxService)
+        .record(tx, community.id, 'tweet.created', syntheticData({ tweet: { id: unique('t') } })),
+    );
+    const seen = () => receiver.at(observer.path).map((r) => verifyWebhook(r, observer.secret) as Body);
+    return { communityId: community.id, token, subject, seen };
+  }
+
+  type Scenario = Awaited<ReturnType<typeof scenario>>;
+
+  /** Waits until the observer got each of `types` and nothing is left to do; the outbox's rows per type. */
+  async function settled(s: Scenario, types: string[]) {
+    await waitFor(`${types.join(', ')} at the observer`, () =>
+      types.every((type) => s.seen().some((b) => b.type === type && b.data.endpointId === s.subject.id)),
+    );
+    await waitFor('the deliveries to settle', async () => {
+      const pending = await api.prisma.webhookDelivery.count({
+        where: { communityId: s.communityId, status: 'PENDING' },
+      });
+      const unrelayed = await api.prisma.outboxEvent.count({
+        where: { communityId: s.communityId, relayedAt: null },
+      });
+      return pending === 0 && unrelayed === 0;
+    });
+    const raised = await api.prisma.outboxEvent.findMany({
+      where: { communityId: s.communityId, eventType: { in: OPERATIONAL } },
+    });
+    const count = (type: string) => raised.filter((r) => r.eventType === type).length;
+    // never sent to the endpoint it is about, though it is subscribed
+    const toSubject = receiver
+      .at(s.subject.path)
+      .map((r) => (JSON.parse(r.body) as Body).type)
+      .filter((type) => OPERATIONAL.includes(type));
+    expect(toSubject).toEqual([]);
+    // valid under the published schemas
+    const catalog = await call(api.app, 'GET', '/api/webhooks/event-types', { token: s.token });
+    const ajv = new Ajv({ strict: true, allErrors: true });
+    addFormats(ajv);
+    for (const body of s.seen()) {
+      const published = (catalog.body.data.items as { name: string; schema: object }[]).find(
+        (t) => t.name === body.type,
+      )!;
+      expect(ajv.validate(published.schema, body)).toBe(true);
+    }
+    return count;
+  }
+
+  it('failing after two failures in a row, then recovered at the first success: once each', async () => {
+    const s = await scenario((attempt) => (attempt <= 2 ? 500 : 200));
+    const count = await settled(s, ['webhook.endpoint.failing', 'webhook.endpoint.recovered']);
+    expect(count('webhook.endpoint.failing')).toBe(1);
+    expect(count('webhook.endpoint.recovered')).toBe(1);
+    expect(count('webhook.message.exhausted')).toBe(0);
+    expect(count('webhook.endpoint.disabled')).toBe(0);
+    const failing = s.seen().find((b) => b.type === 'webhook.endpoint.failing')!;
+    expect(failing.data).toEqual({
+      endpointId: s.subject.id,
+      url: receiver.url + s.subject.path,
+      consecutiveFailures: 2,
+    });
+  });
+
+  it('exhausted when the last attempt fails, and disabled by the failure streak: once each', async () => {
+    const s = await scenario(() => 500);
+    const count = await settled(s, ['webhook.message.exhausted', 'webhook.endpoint.disabled']);
+    expect(count('webhook.endpoint.failing')).toBe(1);
+    expect(count('webhook.message.exhausted')).toBe(1);
+    expect(count('webhook.endpoint.disabled')).toBe(1);
+    expect(count('webhook.endpoint.recovered')).toBe(0);
+    expect(s.seen().find((b) => b.type === 'webhook.message.exhausted')!.data).toMatchObject({
+      endpointId: s.subject.id,
+      eventType: 'tweet.created',
+      attempts: 3,
+    });
+    expect(s.seen().find((b) => b.type === 'webhook.endpoint.disabled')!.data).toMatchObject({
+      reason: 'failing',
+      consecutiveFailures: 3,
+    });
+  });
+
+  it('disabled at once by a 410 Gone, with that reason; no exhausted event for it', async () => {
+    const s = await scenario(() => 410);
+    const count = await settled(s, ['webhook.endpoint.disabled']);
+    expect(count('webhook.endpoint.disabled')).toBe(1);
+    expect(count('webhook.message.exhausted')).toBe(0);
+    expect(s.seen().find((b) => b.type === 'webhook.endpoint.disabled')!.data).toMatchObject({
+      endpointId: s.subject.id,
+      reason: 'gone',
+    });
+  });
+});
