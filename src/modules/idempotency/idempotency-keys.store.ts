@@ -39,19 +39,24 @@ export class IdempotencyKeysStore {
    * Opens the request's transaction on `client`, tries the key's transaction-scoped advisory lock
    * (held until commit or rollback, on whichever instance took it) and reads the key's answer in a
    * statement of its own, so its snapshot is taken after the lock: an answer committed by the
-   * lock's previous holder is seen. Leaves a savepoint where the handler's statements begin.
+   * lock's previous holder is seen. Leaves a savepoint where the handler's statements begin. The
+   * transaction's inserts are counted in their communities' list counters at commit
+   * (app.counters_at_commit, prisma/migrations/20261126110000_deferred_row_counters): it stays open
+   * until the answer is stored, and a counter row locked since the INSERT would queue every other
+   * write of the community behind it.
    */
   async claim(client: PoolClient, id: string, lockKey: string): Promise<KeyClaim> {
     if (!HEX.test(id) || !INT64.test(lockKey)) throw new Error('idempotency key id or lock key malformed');
     const results = (await client.query(
       `BEGIN;
+       SET LOCAL app.counters_at_commit = 'on';
        SELECT pg_try_advisory_xact_lock(${lockKey}) AS locked;
        SELECT request_hash, status_code, response_body, location FROM idempotency_keys
         WHERE id = '${id}' AND expires_at > now();
        SAVEPOINT ${HANDLER_SAVEPOINT}`,
     )) as unknown as QueryResult[];
-    const locked = (results[1].rows[0] as { locked: boolean }).locked;
-    const row = results[2].rows[0] as
+    const locked = (results[2].rows[0] as { locked: boolean }).locked;
+    const row = results[3].rows[0] as
       | { request_hash: string; status_code: number; response_body: string; location: string | null }
       | undefined;
     return {
