@@ -184,6 +184,13 @@ function stateOf(webhook: Webhook): string {
   return webhook.isActive ? 'active' : 'paused';
 }
 
+/** The fields the endpoint form shows the API's messages beside (`events.0`, `headers.X-Key` included). */
+function isFormField(field: string): boolean {
+  return ['url', 'description', 'events', 'headers'].some(
+    (name) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`),
+  );
+}
+
 function EndpointForm({
   session,
   communityId,
@@ -217,7 +224,7 @@ function EndpointForm({
         const headers = headersOf(headerRows);
         if ('problem' in headers) {
           setFields({ headers: headers.problem });
-          setError('Check the custom headers.');
+          setError('Not saved: see the message beside the field above.');
           return;
         }
         try {
@@ -228,8 +235,11 @@ function EndpointForm({
             : await api<Webhook & { secret: string }>(session, 'POST', base, body);
           onSaved(saved, 'secret' in saved ? (saved as { secret: string }).secret : undefined);
         } catch (err) {
-          if (err instanceof ApiError) setFields(err.fieldMessages());
-          setError(errorText(err));
+          const byField = err instanceof ApiError ? err.fieldMessages() : {};
+          setFields(byField);
+          // a message shown beside its field is not repeated here, only pointed at
+          const besideFields = Object.keys(byField).length > 0 && Object.keys(byField).every(isFormField);
+          setError(besideFields ? 'Not saved: see the message beside the field above.' : errorText(err));
         }
       }}
     >
