@@ -254,6 +254,22 @@ try {
   await card.getByRole('button', { name: 'Edit' }).click();
   const tenantValue = await page.getByLabel('Value of X-Tenant-Token').inputValue();
   if (tenantValue !== '…1234') throw new Error(`the form shows X-Tenant-Token as ${tenantValue}`);
+  // what only the page can see, refused before any PATCH: a masked value moved to another name (the API
+  // would store the mask itself) and one name on two rows (one would silently win)
+  let patches = 0;
+  const countPatch = (request) => request.method() === 'PATCH' && patches++;
+  page.on('request', countPatch);
+  await page.getByLabel('Name of header 1').fill('X-Tenant');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#headers-error', { hasText: 'Type the value of X-Tenant again' }).waitFor();
+  await page.getByLabel('Name of header 1').fill('X-Tenant-Token');
+  await page.getByRole('button', { name: 'Add header' }).click();
+  await page.getByLabel('Name of header 3').fill('X-Route');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#headers-error', { hasText: 'X-Route is listed twice' }).waitFor();
+  await page.getByRole('button', { name: 'Remove X-Route' }).last().click();
+  page.off('request', countPatch);
+  if (patches !== 0) throw new Error(`the page sent ${patches} PATCH for headers it should have refused`);
   await page.getByLabel('Value of X-Route').fill('route-us-east');
   // a name the platform sets itself: the API's 400 names it beside the headers
   await page.getByRole('button', { name: 'Add header' }).click();
