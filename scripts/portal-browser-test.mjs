@@ -122,10 +122,60 @@ async function signOutOf(page) {
   await page.getByLabel('E-mail').waitFor();
 }
 
+/** The custom headers' values the run creates; the page must only ever show them masked. */
+const TENANT_TOKEN = 'tenant-token-secret-1234';
+
+/** The card lists exactly these headers with these masked values, and never a value in clear. */
+async function expectHeadersOnCard(card, masked) {
+  await card.getByRole('list', { name: 'Custom headers:' }).waitFor();
+  await waitFor(
+    async () => {
+      const shown = await card
+        .getByRole('list', { name: 'Custom headers:' })
+        .getByRole('listitem')
+        .allTextContents();
+      return JSON.stringify(shown) === JSON.stringify(Object.entries(masked).map(([n, v]) => `${n}: ${v}`));
+    },
+    `the card to list ${JSON.stringify(masked)}`,
+  );
+  const html = await card.page().content();
+  for (const value of [TENANT_TOKEN, 'route-eu-west', 'route-us-east']) {
+    if (html.includes(value)) throw new Error(`a header value is on the page in clear: ${value}`);
+  }
+}
+
+/** Sends a test from the card and checks the custom headers the receiver got (undefined: not sent). */
+async function sendTest(card, expected) {
+  const before = received.length;
+  await card.getByRole('button', { name: 'Send test' }).click();
+  await waitFor(async () => received.length > before, 'the test delivery');
+  await card.getByRole('status').getByText('SUCCESS').waitFor();
+  const got = received.at(-1).headers;
+  for (const [name, value] of Object.entries(expected)) {
+    if (got[name] !== value) throw new Error(`the test delivery carried ${name}: ${got[name]}, not ${value}`);
+  }
+}
+
+/** The page is no wider than its window (no sideways scrolling); a failure names what sticks out. */
+async function expectNoSidewaysScroll(page, what) {
+  // runs in the page, where document and window exist
+  const { scroll, width, wide } = await page.evaluate(() => {
+    const { document, innerWidth } = globalThis;
+    const wide = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > innerWidth)
+      .slice(-3)
+      .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className}`);
+    return { scroll: document.documentElement.scrollWidth, width: innerWidth, wide };
+  });
+  if (scroll > width) {
+    throw new Error(`${what} scrolls sideways: ${scroll} px wide in ${width} px (${wide.join(', ')})`);
+  }
+}
+
 const receiver = createServer((request, response) => {
   request.resume();
   request.on('end', () => {
-    received.push(request.url);
+    received.push({ url: request.url, headers: request.headers });
     response.writeHead(failing ? 503 : 200, { 'content-type': 'application/json' });
     response.end(failing ? '{"error":"receiver is down for the test"}' : '{"ok":true}');
   });
@@ -180,6 +230,13 @@ try {
   await page.getByLabel('URL').fill(hook);
   await page.getByLabel('Description').fill('Browser test endpoint');
   await page.getByRole('checkbox', { name: /tweet\.created/ }).check();
+  // two custom headers: the card shows them masked, and one is later edited while the other stays masked
+  await page.getByRole('button', { name: 'Add header' }).click();
+  await page.getByLabel('Name of header 1').fill('X-Tenant-Token');
+  await page.getByLabel('Value of X-Tenant-Token').fill(TENANT_TOKEN);
+  await page.getByRole('button', { name: 'Add header' }).click();
+  await page.getByLabel('Name of header 2').fill('X-Route');
+  await page.getByLabel('Value of X-Route').fill('route-eu-west');
   await page.getByRole('button', { name: 'Create endpoint' }).click();
   const secret = await page.getByTestId('secret').textContent();
   if (!secret?.startsWith('whsec_')) throw new Error(`no secret shown: ${secret}`);
@@ -187,11 +244,66 @@ try {
   await page.getByRole('button', { name: 'I have saved it' }).click();
   if ((await page.content()).includes(secret)) throw new Error('the secret is still on the page');
   const card = page.locator(`li[data-endpoint="${hook}"]`);
+  await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234', 'X-Route': '…west' });
 
-  // --- send a test and see the attempt
-  await card.getByRole('button', { name: 'Send test' }).click();
-  await card.getByRole('status').getByText('SUCCESS').waitFor();
+  // --- send a test and see the attempt; it carries the custom headers in clear
+  await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': 'route-eu-west' });
   await page.screenshot({ path: join(shots, '04-test-sent.png'), fullPage: true });
+
+  // --- edit one header: the other comes back masked and keeps its stored value
+  await card.getByRole('button', { name: 'Edit' }).click();
+  const tenantValue = await page.getByLabel('Value of X-Tenant-Token').inputValue();
+  if (tenantValue !== '…1234') throw new Error(`the form shows X-Tenant-Token as ${tenantValue}`);
+  // what only the page can see, refused before any PATCH: a masked value moved to another name (the API
+  // would store the mask itself) and one name on two rows (one would silently win)
+  let patches = 0;
+  const countPatch = (request) => request.method() === 'PATCH' && patches++;
+  page.on('request', countPatch);
+  await page.getByLabel('Name of header 1').fill('X-Tenant');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#headers-error', { hasText: 'Type the value of X-Tenant again' }).waitFor();
+  await page.getByLabel('Name of header 1').fill('X-Tenant-Token');
+  await page.getByRole('button', { name: 'Add header' }).click();
+  await page.getByLabel('Name of header 3').fill('X-Route');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('#headers-error', { hasText: 'X-Route is listed twice' }).waitFor();
+  await page.getByRole('button', { name: 'Remove X-Route' }).last().click();
+  page.off('request', countPatch);
+  if (patches !== 0) throw new Error(`the page sent ${patches} PATCH for headers it should have refused`);
+  await page.getByLabel('Value of X-Route').fill('route-us-east');
+  // a name the platform sets itself: the API's 400 names it beside the headers
+  await page.getByRole('button', { name: 'Add header' }).click();
+  await page.getByLabel('Name of header 3').fill('Webhook-Signature');
+  await page.getByLabel('Value of Webhook-Signature').fill('v1,forged');
+  await page.getByRole('button', { name: 'Save' }).click();
+  const refused = 'headers may not set Webhook-Signature';
+  await page.locator('#headers-error', { hasText: refused }).waitFor();
+  await page.getByRole('alert').filter({ hasText: 'Not saved' }).waitFor();
+  const describedBy = await page.getByLabel('Name of header 3').getAttribute('aria-describedby');
+  if (describedBy !== 'headers-error') throw new Error('the header inputs are not described by its message');
+  await page.screenshot({ path: join(shots, '04a-headers-refused.png'), fullPage: true });
+  // the form with its error at phone width: nothing wider than the screen
+  await page.setViewportSize({ width: 375, height: 1000 });
+  await page.screenshot({ path: join(shots, '04b-headers-refused-375px.png'), fullPage: true });
+  await expectNoSidewaysScroll(page, 'the endpoint form with a refused header at 375 px');
+  await page.setViewportSize({ width: 1440, height: 1000 });
+  await page.getByRole('button', { name: 'Remove Webhook-Signature' }).click();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('heading', { name: 'Edit endpoint' }).waitFor({ state: 'detached' });
+  await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234', 'X-Route': '…east' });
+  await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': 'route-us-east' });
+  await page.setViewportSize({ width: 375, height: 1000 });
+  await page.screenshot({ path: join(shots, '04c-headers-375px.png'), fullPage: true });
+  await expectNoSidewaysScroll(page, 'the endpoint card with its headers at 375 px');
+  await page.setViewportSize({ width: 1440, height: 1000 });
+
+  // --- remove a header: it is no longer sent, and the other still is, unchanged
+  await card.getByRole('button', { name: 'Edit' }).click();
+  await page.getByRole('button', { name: 'Remove X-Route' }).click();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('heading', { name: 'Edit endpoint' }).waitFor({ state: 'detached' });
+  await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234' });
+  await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': undefined });
 
   // --- the receiver fails: the failure shows in the log; after recovery a resend succeeds
   failing = true;

@@ -14,6 +14,7 @@ import {
   type TokenPair,
   type Webhook,
 } from './api';
+import { type HeaderRow, headersOf, HeadersEditor, HeadersList, rowsOf } from './headers';
 import './styles.css';
 
 type View = 'endpoints' | 'catalog' | 'verify';
@@ -183,6 +184,13 @@ function stateOf(webhook: Webhook): string {
   return webhook.isActive ? 'active' : 'paused';
 }
 
+/** The fields the endpoint form shows the API's messages beside (`events.0`, `headers.X-Key` included). */
+function isFormField(field: string): boolean {
+  return ['url', 'description', 'events', 'headers'].some(
+    (name) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`),
+  );
+}
+
 function EndpointForm({
   session,
   communityId,
@@ -201,6 +209,7 @@ function EndpointForm({
   const [url, setUrl] = useState(editing?.url ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
+  const [headerRows, setHeaderRows] = useState<HeaderRow[]>(rowsOf(editing?.headers));
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const base = `/communities/${communityId}/webhooks`;
@@ -212,15 +221,25 @@ function EndpointForm({
         event.preventDefault();
         setFields({});
         setError(null);
+        const headers = headersOf(headerRows);
+        if ('problem' in headers) {
+          setFields({ headers: headers.problem });
+          setError('Not saved: see the message beside the field above.');
+          return;
+        }
         try {
-          const body = { url, description, events };
+          // every row goes back, the untouched ones masked: the API keeps their stored values
+          const body = { url, description, events, headers: headers.headers };
           const saved = editing
             ? await api<Webhook>(session, 'PATCH', `${base}/${editing.id}`, body)
             : await api<Webhook & { secret: string }>(session, 'POST', base, body);
           onSaved(saved, 'secret' in saved ? (saved as { secret: string }).secret : undefined);
         } catch (err) {
-          if (err instanceof ApiError) setFields(err.fieldMessages());
-          setError(errorText(err));
+          const byField = err instanceof ApiError ? err.fieldMessages() : {};
+          setFields(byField);
+          // a message shown beside its field is not repeated here, only pointed at
+          const besideFields = Object.keys(byField).length > 0 && Object.keys(byField).every(isFormField);
+          setError(besideFields ? 'Not saved: see the message beside the field above.' : errorText(err));
         }
       }}
     >
@@ -272,6 +291,11 @@ function EndpointForm({
       <p id="events-error" class="field-error">
         {fields.events ?? Object.entries(fields).find(([f]) => f.startsWith('events'))?.[1]}
       </p>
+      <HeadersEditor
+        rows={headerRows}
+        onChange={setHeaderRows}
+        error={fields.headers ?? Object.entries(fields).find(([f]) => f.startsWith('headers'))?.[1]}
+      />
       <Alert error={error} />
       <div class="row">
         <button type="submit">{editing ? 'Save' : 'Create endpoint'}</button>
@@ -558,6 +582,7 @@ function Endpoints({
               Events: {w.events.join(', ')} · Failures in a row: {w.consecutiveFailures} · Success rate:{' '}
               {rates[w.id] ?? '…'}
             </p>
+            <HeadersList id={w.id} headers={w.headers} />
             <div class="row">
               <button
                 type="button"
