@@ -521,8 +521,10 @@ describe('webhook resend and recover', () => {
     expect(schemas.RecoverDeliveriesDto.properties.include).toMatchObject({
       type: 'array',
       items: { type: 'string', enum: ['failed', 'missed'] },
-      default: ['failed'],
     });
+    expect(schemas.RecoverDeliveriesDto.properties.include.description).toMatch(
+      /When left out: \["failed"\]/,
+    );
     expect(schemas.RecoverResultDto.properties.queued).toBeDefined();
     expect(schemas.RecoverResultDto.properties.remaining).toMatchObject({ type: 'number' });
     expect(schemas.RecoverResultDto.properties.expired).toMatchObject({ type: 'number' });

@@ -85,10 +85,10 @@ export class RecoverDeliveriesDto extends TenantBodyDto {
   @ApiPropertyOptional({
     enum: RECOVER_INCLUDES,
     isArray: true,
-    default: ['failed'],
+    // no `default` keyword: openapi-typescript would make the field required in the client's request type
     example: ['failed', 'missed'],
     description:
-      'what to send again: "failed", events whose latest attempt FAILED and was made in the window; "missed", events raised in the window that the endpoint was subscribed to but never attempted because it was paused or auto-disabled, in the order they were committed, while their body is kept (WEBHOOK_MESSAGE_RETENTION). Default ["failed"]',
+      'what to send again: "failed", events whose latest attempt FAILED and was made in the window; "missed", events raised in the window that the endpoint was subscribed to but never attempted because it was paused or auto-disabled, in the order they were committed, while their body is kept (WEBHOOK_MESSAGE_RETENTION). When left out: ["failed"]',
   })
   @OptionalNotNull()
   @IsArray()
