@@ -372,6 +372,39 @@ describe('webhook resend and recover', () => {
       expect(received.sort()).toEqual([...messageIds].sort());
     });
 
+    it('counts missed events against the same WEBHOOK_RECOVER_MAX, after the failed ones, in commit order', async () => {
+      const s = await setUp();
+      const failed = await failedEvents(s, 2);
+      await call(api.app, 'PATCH', `${hooks(s.community.id)}/${s.endpointId}`, {
+        token: s.token,
+        body: { isActive: false },
+      });
+      const missed: string[] = [];
+      for (let i = 0; i < 3; i++) missed.push((await raise(s.community.id)).id);
+      await waitFor('3 missed events', async () => {
+        const count = await api.prisma.webhookMissedEvent.count({ where: { endpointId: s.endpointId } });
+        return count === 3;
+      });
+      await call(api.app, 'PATCH', `${hooks(s.community.id)}/${s.endpointId}`, {
+        token: s.token,
+        body: { isActive: true },
+      });
+      const since = new Date(Date.now() - HOUR_MS).toISOString();
+      const body = { since, include: ['failed', 'missed'] };
+      const first = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body });
+      expect(first.status).toBe(202);
+      expect(first.body.data).toEqual({ queued: RECOVER_MAX, remaining: 2, expired: 0 });
+      // the failed two, then the first missed one
+      for (const messageId of failed) await settled(s.endpointId, messageId, 2);
+      await settled(s.endpointId, missed[0], 1);
+      expect(await attemptsOf(s.endpointId, missed[1])).toEqual([]);
+      const second = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body });
+      expect(second.body.data).toEqual({ queued: 2, remaining: 0, expired: 0 });
+      for (const messageId of missed.slice(1)) await settled(s.endpointId, messageId, 1);
+      const third = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body });
+      expect(third.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
+    });
+
     it('writes recover in pages of bounded statements, oldest attempt first, each page after the last', async () => {
       const s = await setUp();
       // paused, so nothing sends what the pages write (the store writes whatever the service asks)
