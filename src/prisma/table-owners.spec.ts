@@ -101,6 +101,13 @@ const TABLE_OWNERS: Record<string, Ownership> = {
       'src/modules/webhooks/requested-attempts.store.ts': "resend, recover, the test route's probe",
     },
   },
+  webhook_missed_events: {
+    owner: 'src/modules/webhooks/requested-attempts.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/worker/outbox.store.ts':
+        'the relay records an event as missed by paused or disabled subscribers in the statement that writes its first attempts; the outbox pruner keeps the bodies missed events need and forgets the old ones',
+    },
+  },
   webhook_delivery_counters: {
     // written only by the triggers on webhook_deliveries (prisma/migrations)
     owner: 'src/modules/webhooks/delivery-log.store.ts',

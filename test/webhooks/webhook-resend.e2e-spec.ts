@@ -270,9 +270,9 @@ describe('webhook resend and recover', () => {
       const since = new Date(Date.now() - HOUR_MS).toISOString();
       const res = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
       expect(res.status).toBe(202);
-      expect(res.body.data).toEqual({ queued: 2, remaining: 0 });
+      expect(res.body.data).toEqual({ queued: 2, remaining: 0, expired: 0 });
       const again = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
-      expect(again.body.data).toEqual({ queued: 0, remaining: 0 });
+      expect(again.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
 
       for (const event of [first, second]) {
         const rows = await settled(s.endpointId, event.id, before[event.id] + 1);
@@ -281,7 +281,7 @@ describe('webhook resend and recover', () => {
       expect(await attemptsOf(s.endpointId, ok.id)).toHaveLength(1);
       // now their latest attempts succeeded: nothing left to recover
       const third = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
-      expect(third.body.data).toEqual({ queued: 0, remaining: 0 });
+      expect(third.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
     });
 
     it('only looks at attempts created in [since, until)', async () => {
@@ -302,7 +302,7 @@ describe('webhook resend and recover', () => {
         },
       });
       expect(res.status).toBe(202);
-      expect(res.body.data).toEqual({ queued: 0, remaining: 0 });
+      expect(res.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
       expect(await attemptsOf(s.endpointId, event.id)).toHaveLength(3);
     });
 
@@ -354,11 +354,11 @@ describe('webhook resend and recover', () => {
 
       const first = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
       expect(first.status).toBe(202);
-      expect(first.body.data).toEqual({ queued: RECOVER_MAX, remaining: count - RECOVER_MAX });
+      expect(first.body.data).toEqual({ queued: RECOVER_MAX, remaining: count - RECOVER_MAX, expired: 0 });
       const second = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
-      expect(second.body.data).toEqual({ queued: count - RECOVER_MAX, remaining: 0 });
+      expect(second.body.data).toEqual({ queued: count - RECOVER_MAX, remaining: 0, expired: 0 });
       const third = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
-      expect(third.body.data).toEqual({ queued: 0, remaining: 0 });
+      expect(third.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
 
       // each event got exactly one new attempt, and the receiver each event once
       for (const messageId of messageIds) {
@@ -370,6 +370,39 @@ describe('webhook resend and recover', () => {
       }
       const received = receiver.at(s.path).map((r) => r.headers['webhook-id']);
       expect(received.sort()).toEqual([...messageIds].sort());
+    });
+
+    it('counts missed events against the same WEBHOOK_RECOVER_MAX, after the failed ones, in commit order', async () => {
+      const s = await setUp();
+      const failed = await failedEvents(s, 2);
+      await call(api.app, 'PATCH', `${hooks(s.community.id)}/${s.endpointId}`, {
+        token: s.token,
+        body: { isActive: false },
+      });
+      const missed: string[] = [];
+      for (let i = 0; i < 3; i++) missed.push((await raise(s.community.id)).id);
+      await waitFor('3 missed events', async () => {
+        const count = await api.prisma.webhookMissedEvent.count({ where: { endpointId: s.endpointId } });
+        return count === 3;
+      });
+      await call(api.app, 'PATCH', `${hooks(s.community.id)}/${s.endpointId}`, {
+        token: s.token,
+        body: { isActive: true },
+      });
+      const since = new Date(Date.now() - HOUR_MS).toISOString();
+      const body = { since, include: ['failed', 'missed'] };
+      const first = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body });
+      expect(first.status).toBe(202);
+      expect(first.body.data).toEqual({ queued: RECOVER_MAX, remaining: 2, expired: 0 });
+      // the failed two, then the first missed one
+      for (const messageId of failed) await settled(s.endpointId, messageId, 2);
+      await settled(s.endpointId, missed[0], 1);
+      expect(await attemptsOf(s.endpointId, missed[1])).toEqual([]);
+      const second = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body });
+      expect(second.body.data).toEqual({ queued: 2, remaining: 0, expired: 0 });
+      for (const messageId of missed.slice(1)) await settled(s.endpointId, messageId, 1);
+      const third = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body });
+      expect(third.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
     });
 
     it('writes recover in pages of bounded statements, oldest attempt first, each page after the last', async () => {
@@ -516,10 +549,20 @@ describe('webhook resend and recover', () => {
     const schemas = doc.components.schemas;
     expect(schemas.RecoverDeliveriesDto.required).toEqual(['since']);
     expect(Object.keys(schemas.RecoverDeliveriesDto.properties)).toEqual(
-      expect.arrayContaining(['since', 'until']),
+      expect.arrayContaining(['since', 'until', 'include']),
+    );
+    expect(schemas.RecoverDeliveriesDto.properties.include).toMatchObject({
+      type: 'array',
+      items: { type: 'string', enum: ['failed', 'missed'] },
+    });
+    expect(schemas.RecoverDeliveriesDto.properties.include.description).toMatch(
+      /When left out: \["failed"\]/,
     );
     expect(schemas.RecoverResultDto.properties.queued).toBeDefined();
     expect(schemas.RecoverResultDto.properties.remaining).toMatchObject({ type: 'number' });
-    expect(schemas.RecoverResultDto.required).toEqual(expect.arrayContaining(['queued', 'remaining']));
+    expect(schemas.RecoverResultDto.properties.expired).toMatchObject({ type: 'number' });
+    expect(schemas.RecoverResultDto.required).toEqual(
+      expect.arrayContaining(['queued', 'remaining', 'expired']),
+    );
   });
 });

@@ -322,6 +322,15 @@ class Routes(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "aware"):
             c.webhooks.recover("c1", "w1", datetime.datetime(2026, 11, 20))
 
+    def test_recover_sends_include_only_when_given(self):
+        answer = {"queued": 10, "remaining": 0, "expired": 2}
+        fake = ScriptedTransport(ok(answer, 202), ok({"queued": 0, "remaining": 0, "expired": 0}, 202))
+        c = client(fake, access_token="t")
+        self.assertEqual(c.webhooks.recover("c1", "w1", "2026-11-20T00:00:00Z", include=("failed", "missed")), answer)
+        c.webhooks.recover("c1", "w1", "2026-11-20T00:00:00Z")
+        self.assertEqual(fake.calls[0].json, {"since": "2026-11-20T00:00:00Z", "include": ["failed", "missed"]})
+        self.assertEqual(fake.calls[1].json, {"since": "2026-11-20T00:00:00Z"})
+
     def test_every_operation_of_the_document_is_a_method_that_calls_it(self):
         # The generator's naming (scripts/generate.py, clients/routes.json) says where each operation
         # is; the document says which call it makes. A method the generator skipped, or one that calls

@@ -1,7 +1,7 @@
 import { HttpClient, type ClientOptions } from './http.js';
 import { Paginated } from './paginate.js';
 import { routeGroups, type RouteGroups } from './routes.generated.js';
-import type { DeliveryStatus, MemberRole, ResponseData, TokenPair } from './types.js';
+import type { DeliveryStatus, MemberRole, RecoverInclude, ResponseData, TokenPair } from './types.js';
 
 // Every route is a method of src/routes.generated.ts, generated from the service's OpenAPI document
 // (`npm run clients:generate` at the repository root). What follows is only what the document cannot
@@ -63,12 +63,15 @@ function handWritten(http: HttpClient, routes: RouteGroups) {
       ),
       /**
        * Sends again, once, every event whose latest attempt FAILED and was created in [since, until)
-       * (`until` defaults to now; the window is at most 14 days); answers how many were queued.
+       * (`until` defaults to now; the window is at most 14 days), and with `include: ['missed']` every
+       * event of the window the endpoint missed while paused or disabled (in commit order); `include`
+       * defaults to `['failed']`. Answers how many were queued, how many remain for the next call, and
+       * how many missed events are past the service's retention.
        */
       recover: (
         communityId: string,
         webhookId: string,
-        window: { since: string | Date; until?: string | Date },
+        window: { since: string | Date; until?: string | Date; include?: RecoverInclude[] },
         ...call: After3<RouteGroups['webhooks']['recover']>
       ) =>
         routes.webhooks.recover(
@@ -77,6 +80,7 @@ function handWritten(http: HttpClient, routes: RouteGroups) {
           {
             since: iso(window.since),
             ...(window.until === undefined ? {} : { until: iso(window.until) }),
+            ...(window.include === undefined ? {} : { include: window.include }),
           },
           ...call,
         ),

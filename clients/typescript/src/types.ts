@@ -63,6 +63,8 @@ export type Webhook = Schemas['WebhookDto'];
 export type CreatedWebhook = Schemas['CreatedWebhookDto'];
 export type Delivery = Schemas['DeliveryDto'];
 export type DeliveryStatus = Delivery['status'];
+/** What recover sends again: `'failed'` attempts, events `'missed'` while the endpoint was paused or disabled. */
+export type RecoverInclude = NonNullable<Schemas['RecoverDeliveriesDto']['include']>[number];
 export type ErrorBody = Schemas['ErrorBodyDto'];
 export type ErrorCode = NonNullable<ErrorBody['code']>;
 export type ParentType = 'tweets' | 'tasks';

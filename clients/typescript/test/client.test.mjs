@@ -315,4 +315,16 @@ describe('delivery resend and recover', () => {
       until: '2026-11-21T00:00:00.000Z',
     });
   });
+
+  it('recovers missed events when include says so, and sends no include when none is given', async () => {
+    const answer = { queued: 10, remaining: 0, expired: 2 };
+    const fake = scriptedFetch(ok(answer, 202));
+    const c = client(fake, { accessToken: 'jwt' });
+    const since = new Date('2026-11-20T00:00:00Z');
+    assert.deepEqual(await c.webhooks.recover('c1', 'w1', { since, include: ['failed', 'missed'] }), answer);
+    assert.deepEqual(JSON.parse(fake.calls[0].body), {
+      since: '2026-11-20T00:00:00.000Z',
+      include: ['failed', 'missed'],
+    });
+  });
 });

@@ -43,11 +43,27 @@ function recoverable(communityId: string, endpointId: string, window: RecoverWin
                           AND n.attempt > d.attempt)`;
 }
 
+/**
+ * The missed events (alias `m`, joined to their outbox row `o`) recover's `missed` can still send: of
+ * the endpoint, raised in the window and less than the message retention ago.
+ */
+function missedLive(
+  communityId: string,
+  endpointId: string,
+  window: RecoverWindow,
+  retentionMs: number,
+): Prisma.Sql {
+  return Prisma.sql`m.community_id = ${communityId}::uuid AND m.endpoint_id = ${endpointId}::uuid
+        AND m.raised_at >= ${window.since} AND m.raised_at < ${window.until}
+        AND m.raised_at > now() - ${retentionMs} * interval '1 millisecond'`;
+}
+
 const RETURNED = Prisma.raw(DELIVERY_COLUMNS);
 
 /**
- * The attempts a person asks for, on `webhook_deliveries`: a resend, a recover of failed ones, the
- * test route's probe. Every statement is scoped by community AND endpoint; a resent or recovered
+ * The attempts a person asks for, on `webhook_deliveries`: a resend, a recover of failed or missed
+ * ones, the test route's probe. Also the owner of `webhook_missed_events` (the relay writes them and
+ * the outbox pruner forgets them, in worker/outbox.store.ts), which only recover reads. Every statement is scoped by community AND endpoint; a resent or recovered
  * attempt is written PENDING and due now, so that if the enqueue that follows is lost, the sweep
  * still sends it. One of the stores of the table (src/modules/webhooks/worker/README.md, "State");
  * no other code touches it.
@@ -164,6 +180,76 @@ export class RequestedAttemptsStore {
       JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
       WHERE ${recoverable(communityId, endpointId, window)}`;
     return rows[0]?.count ?? 0;
+  }
+
+  /**
+   * Recover's `missed`, one page: takes up to `page.limit` of the endpoint's missed events raised in
+   * [since, until) and less than `retentionMs` ago whose body is stored, in outbox order, deletes them
+   * and writes attempt 1 of each PENDING, due now, in the same statement. A row taken once is gone, so
+   * a second call finds nothing, and two calls at once split the rows (SKIP LOCKED); an event that
+   * somehow already has its attempt 1 keeps it and is not queued again.
+   *
+   * `examined` counts the events the page took (less than the limit: there are no more).
+   */
+  async takeMissedAttempts(
+    communityId: string,
+    endpointId: string,
+    window: RecoverWindow,
+    retentionMs: number,
+    limit: number,
+  ): Promise<{ attempts: ResentAttempt[]; examined: number }> {
+    const rows = await this.prisma.$queryRaw<Nullable<ResentRow>[]>`
+    WITH picked AS (
+      SELECT m.outbox_id FROM webhook_missed_events m
+      JOIN outbox_events o ON o.id = m.outbox_id AND o.community_id = m.community_id
+      WHERE ${missedLive(communityId, endpointId, window, retentionMs)}
+      ORDER BY m.outbox_id
+      LIMIT ${limit}
+      FOR UPDATE OF m SKIP LOCKED
+    ), taken AS (
+      DELETE FROM webhook_missed_events m USING picked p
+      WHERE m.community_id = ${communityId}::uuid AND m.endpoint_id = ${endpointId}::uuid
+        AND m.outbox_id = p.outbox_id
+      RETURNING m.outbox_id
+    ), inserted AS (
+      INSERT INTO webhook_deliveries
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
+      SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, o.message_id, o.event_type,
+             1, 'PENDING', now(), now(), o.request_id
+      FROM taken t JOIN outbox_events o ON o.id = t.outbox_id
+      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      RETURNING ${RETURNED}
+    )
+    -- every event the page took, in outbox order, with its attempt (none when it had one already)
+    SELECT i.*, o.id AS outbox_id, o.payload
+    FROM taken t JOIN outbox_events o ON o.id = t.outbox_id
+    LEFT JOIN inserted i ON i.message_id = o.message_id
+    ORDER BY o.id`;
+    return {
+      attempts: rows.filter((row): row is ResentRow => row.id !== null).map(toResent),
+      examined: rows.length,
+    };
+  }
+
+  /**
+   * The endpoint's missed events raised in [since, until): how many recover can still send, and how
+   * many it cannot any more (raised `retentionMs` ago or more, or their body is gone).
+   */
+  async countMissed(
+    communityId: string,
+    endpointId: string,
+    window: RecoverWindow,
+    retentionMs: number,
+  ): Promise<{ recoverable: number; expired: number }> {
+    const [row] = await this.prisma.$queryRaw<{ recoverable: number; expired: number }[]>`
+      SELECT count(*) FILTER (WHERE live)::int AS recoverable, count(*) FILTER (WHERE NOT live)::int AS expired
+      FROM (SELECT m.raised_at > now() - ${retentionMs} * interval '1 millisecond'
+                   AND EXISTS (SELECT 1 FROM outbox_events o
+                               WHERE o.id = m.outbox_id AND o.community_id = m.community_id) AS live
+            FROM webhook_missed_events m
+            WHERE m.community_id = ${communityId}::uuid AND m.endpoint_id = ${endpointId}::uuid
+              AND m.raised_at >= ${window.since} AND m.raised_at < ${window.until}) missed`;
+    return row;
   }
 
   /**

@@ -3,6 +3,7 @@ import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { boundConnection, runAfterCommit } from '../../prisma/request-transaction';
 import type { DeliveryJobData } from './core/delivery-job';
+import type { RecoverInclude } from './dto/webhook-requests.dto';
 import type { DeliveryView } from './delivery-log.service';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { DeliveryQueue } from './core/delivery-queue.service';
@@ -16,10 +17,14 @@ export const RECOVER_PAGE_SIZE = 1_000;
 /** Concurrent resends of one event race for the next attempt number; the loser tries again. */
 const RESEND_TRIES = 3;
 
-/** What a recover call did: events queued, and events it left for the next call (WEBHOOK_RECOVER_MAX). */
+/**
+ * What a recover call did: events queued, events it left for the next call (WEBHOOK_RECOVER_MAX), and
+ * missed events of the window it can no longer send (past WEBHOOK_MESSAGE_RETENTION; 0 without `missed`).
+ */
 export interface RecoverResult {
   queued: number;
   remaining: number;
+  expired: number;
 }
 
 /**
@@ -58,7 +63,13 @@ export class WebhookResendService {
     }
   }
 
-  async recover(communityId: string, endpointId: string, since: Date, until: Date): Promise<RecoverResult> {
+  async recover(
+    communityId: string,
+    endpointId: string,
+    since: Date,
+    until: Date,
+    include: readonly RecoverInclude[] = ['failed'],
+  ): Promise<RecoverResult> {
     if (!(since < until)) throw Errors.badRequest('since must be before until', 'since');
     if (until.getTime() - since.getTime() > RECOVER_MAX_WINDOW_DAYS * DAY_MS)
       throw Errors.badRequest(
@@ -67,24 +78,55 @@ export class WebhookResendService {
       );
     await this.endpointTakingDeliveries(communityId, endpointId);
     const window = { since, until };
-    // pages of bounded statements, each enqueued before the next is written, up to the call's cap
+    const retentionMs = this.config.webhookMessageRetentionMs;
+    // one cap for the call: failed events first (they were raised before an auto-disable, the missed
+    // ones after it), then missed ones in outbox order
+    let budget = this.config.WEBHOOK_RECOVER_MAX;
     let queued = 0;
-    let after: string | null = null;
-    for (let budget = this.config.WEBHOOK_RECOVER_MAX; budget > 0;) {
-      const limit = Math.min(RECOVER_PAGE_SIZE, budget);
-      const page = await this.deliveries.insertRecoverAttempts(communityId, endpointId, window, {
-        limit,
-        after,
-      });
-      await this.enqueue(communityId, page.attempts);
-      queued += page.attempts.length;
-      budget -= page.attempts.length;
-      after = page.last;
-      if (page.examined < limit) break;
+    if (include.includes('failed')) {
+      // pages of bounded statements, each enqueued before the next is written
+      let after: string | null = null;
+      while (budget > 0) {
+        const limit = Math.min(RECOVER_PAGE_SIZE, budget);
+        const page = await this.deliveries.insertRecoverAttempts(communityId, endpointId, window, {
+          limit,
+          after,
+        });
+        await this.enqueue(communityId, page.attempts);
+        queued += page.attempts.length;
+        budget -= page.attempts.length;
+        after = page.last;
+        if (page.examined < limit) break;
+      }
+    }
+    if (include.includes('missed')) {
+      while (budget > 0) {
+        const limit = Math.min(RECOVER_PAGE_SIZE, budget);
+        // each page deletes the rows it takes, so the next one starts after it
+        const page = await this.deliveries.takeMissedAttempts(
+          communityId,
+          endpointId,
+          window,
+          retentionMs,
+          limit,
+        );
+        await this.enqueue(communityId, page.attempts);
+        queued += page.attempts.length;
+        budget -= page.attempts.length;
+        if (page.examined < limit) break;
+      }
     }
     // what the next call would queue (none of it is queued twice: each has its newer attempt now)
-    const remaining = await this.deliveries.countRecoverable(communityId, endpointId, window);
-    return { queued, remaining };
+    let remaining = 0;
+    let expired = 0;
+    if (include.includes('failed'))
+      remaining += await this.deliveries.countRecoverable(communityId, endpointId, window);
+    if (include.includes('missed')) {
+      const missed = await this.deliveries.countMissed(communityId, endpointId, window, retentionMs);
+      remaining += missed.recoverable;
+      expired = missed.expired;
+    }
+    return { queued, remaining, expired };
   }
 
   /** 404 for another community's endpoint; 409 when it would not send what we queue. */

@@ -190,9 +190,10 @@ export class WebhooksController {
   @Post(':webhookId/recover')
   @RateLimit('webhook-recover')
   @ApiEndpoint({
-    summary: 'Send again, once, every event whose latest attempt FAILED and was created in [since, until)',
+    summary:
+      'Send again, once, every event whose latest attempt FAILED in [since, until), and with include "missed" every event of the window the endpoint missed while paused or disabled',
     description:
-      'until defaults to now; the window is at most 14 days. One call queues at most WEBHOOK_RECOVER_MAX events (default 10,000, oldest attempt first) and answers how many remain: call again with the same window for the rest. An event that already has a newer attempt is left alone, so calling it twice queues nothing twice. 409 when the endpoint is paused or disabled. Rate limit: burst 5, then 1 per 20 s.',
+      'until defaults to now; the window is at most 14 days; include defaults to ["failed"]. One call queues at most WEBHOOK_RECOVER_MAX events (default 10,000: failed ones oldest attempt first, then missed ones in commit order) and answers how many remain: call again with the same window for the rest. An event that already has a newer attempt is left alone and a missed event is queued once, so calling it twice queues nothing twice. expired counts the missed events of the window whose body is past WEBHOOK_MESSAGE_RETENTION. 409 when the endpoint is paused or disabled: resume it first. Rate limit: burst 5, then 1 per 20 s.',
     auth: 'jwt',
     response: RecoverResultDto,
     status: HttpStatus.ACCEPTED,
@@ -204,6 +205,12 @@ export class WebhooksController {
     @CurrentTenant() tenant: TenantContext,
   ) {
     const until = dto.until ? new Date(dto.until) : new Date();
-    return this.resender.recover(communityOf(tenant, params), params.webhookId, new Date(dto.since), until);
+    return this.resender.recover(
+      communityOf(tenant, params),
+      params.webhookId,
+      new Date(dto.since),
+      until,
+      dto.include,
+    );
   }
 }

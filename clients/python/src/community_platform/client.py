@@ -7,7 +7,7 @@ as ISO 8601, and the shorter arguments of a few routes.
 """
 
 import datetime
-from typing import Any, Callable, Dict, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Literal, Mapping, Optional, Sequence, Union
 
 from ._http import HttpClient, RetryInfo, Transport
 from .pagination import Paginated
@@ -76,13 +76,23 @@ class Webhooks(WebhooksRoutes):
         since: Union[str, datetime.datetime],
         until: Union[str, datetime.datetime, None] = None,
         *,
+        include: Optional[Sequence[Literal["failed", "missed"]]] = None,
         idempotency_key: Optional[str] = None,
     ) -> RecoverResult:
         """Sends again, once, every event whose latest attempt FAILED and was created in
-        [since, until) (until defaults to now; at most 14 days); answers how many were queued and
-        how many remain (one call queues at most the service's WEBHOOK_RECOVER_MAX: call again)."""
+        [since, until) (until defaults to now; at most 14 days), and with ``include=["missed"]``
+        every event of the window the endpoint missed while paused or disabled, in commit order
+        (``include`` defaults to ``["failed"]``); answers how many were queued, how many remain
+        (one call queues at most the service's WEBHOOK_RECOVER_MAX: call again) and how many
+        missed events are past the service's retention (``expired``)."""
+        fields: Dict[str, Any] = {} if include is None else {"include": list(include)}
         return super().recover(
-            community_id, webhook_id, _iso(since), until=_iso(until), idempotency_key=idempotency_key
+            community_id,
+            webhook_id,
+            _iso(since),
+            until=_iso(until),
+            idempotency_key=idempotency_key,
+            **fields,
         )
 
 

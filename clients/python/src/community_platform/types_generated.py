@@ -754,6 +754,9 @@ class RecoverResult(TypedDict):
     #: events of the window still to recover: one call queues at most WEBHOOK_RECOVER_MAX
     #: (default 10,000); call again with the same window for the rest
     remaining: float
+    #: missed events of the window that can no longer be sent: raised WEBHOOK_MESSAGE_RETENTION
+    #: ago or more, their body is gone. Always 0 without "missed" in include
+    expired: float
 
 
 class RecoverDeliveriesRequired(TypedDict):
@@ -765,6 +768,11 @@ class RecoverDeliveries(RecoverDeliveriesRequired, total=False):
     #: end of the window, exclusive (ISO 8601 date-time); default: now; at most 14 days after
     #: since
     until: str
+    #: what to send again: "failed", events whose latest attempt FAILED and was made in the
+    #: window; "missed", events raised in the window that the endpoint was subscribed to but
+    #: never attempted because it was paused or auto-disabled, in the order they were committed,
+    #: while their body is kept (WEBHOOK_MESSAGE_RETENTION). When left out: ["failed"]
+    include: List[Literal["failed", "missed"]]
     #: community id or slug
     communityId: str
 

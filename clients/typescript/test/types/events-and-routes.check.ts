@@ -46,7 +46,7 @@ switch (event.type) {
 export const unknownType: WebhookEventType = 'tweet.liked';
 export const oneType: WebhookEvent<'member.joined'>['type'] = 'member.joined';
 
-// resend answers the new attempt, recover the counts queued and remaining.
+// resend answers the new attempt, recover the counts queued, remaining and expired; include is typed.
 declare const client: CommunityPlatformClient;
 export async function routes() {
   const attempt = await client.webhooks.deliveries.resend('c', 'w', 'd');
@@ -55,9 +55,13 @@ export async function routes() {
   const recovered = await client.webhooks.recover('c', 'w', { since: new Date() });
   const queued: number = recovered.queued;
   const remaining: number = recovered.remaining;
+  const expired: number = recovered.expired;
+  await client.webhooks.recover('c', 'w', { since: new Date(), include: ['missed'] });
+  // @ts-expect-error include names failed or missed only
+  await client.webhooks.recover('c', 'w', { since: new Date(), include: ['lost'] });
   // @ts-expect-error since is required
   await client.webhooks.recover('c', 'w', {});
-  return [messageId, queued, remaining];
+  return [messageId, queued, remaining, expired];
 }
 
 // A write takes the caller's Idempotency-Key last, the hand-written wrappers too; the auth routes and

@@ -25,6 +25,10 @@ import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endp
 
 export const MAX_URL_LENGTH = 2048;
 
+/** What recover re-sends: events whose latest attempt failed, events a paused or disabled endpoint missed. */
+export const RECOVER_INCLUDES = ['failed', 'missed'] as const;
+export type RecoverInclude = (typeof RECOVER_INCLUDES)[number];
+
 /** The `headers` field as the OpenAPI document shows it; its rules are checked by the service (endpoint-headers.ts). */
 function headersProperty(description: string) {
   return ApiPropertyOptional({
@@ -59,7 +63,7 @@ export class DeliveryParamsDto extends WebhookParamsDto {
 /** Resend takes no fields of its own; the body may be empty. */
 export class ResendDeliveryDto extends TenantBodyDto {}
 
-/** Recover's window (docs/product-decisions.md#5-webhooks): since < until, at most 14 days apart. */
+/** Recover's window (docs/product-decisions.md#5-webhooks): since < until, at most 14 days apart; what to send again. */
 export class RecoverDeliveriesDto extends TenantBodyDto {
   @ApiProperty({
     format: 'date-time',
@@ -77,6 +81,24 @@ export class RecoverDeliveriesDto extends TenantBodyDto {
   @OptionalNotNull()
   @IsISO8601({ strict: true })
   until?: string;
+
+  @ApiPropertyOptional({
+    enum: RECOVER_INCLUDES,
+    isArray: true,
+    // no `default` keyword: openapi-typescript would make the field required in the client's request type
+    example: ['failed', 'missed'],
+    description:
+      'what to send again: "failed", events whose latest attempt FAILED and was made in the window; "missed", events raised in the window that the endpoint was subscribed to but never attempted because it was paused or auto-disabled, in the order they were committed, while their body is kept (WEBHOOK_MESSAGE_RETENTION). When left out: ["failed"]',
+  })
+  @OptionalNotNull()
+  @IsArray()
+  @ArrayNotEmpty()
+  @ArrayUnique()
+  @IsIn(RECOVER_INCLUDES, {
+    each: true,
+    message: `each value in include must be one of: ${RECOVER_INCLUDES.join(', ')}`,
+  })
+  include?: RecoverInclude[];
 }
 
 export class CreateWebhookDto extends TenantBodyDto {

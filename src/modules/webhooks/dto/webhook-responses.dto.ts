@@ -122,6 +122,13 @@ export class RecoverResultDto {
       'events of the window still to recover: one call queues at most WEBHOOK_RECOVER_MAX (default 10,000); call again with the same window for the rest',
   })
   remaining: number;
+
+  @ApiProperty({
+    type: Number,
+    description:
+      'missed events of the window that can no longer be sent: raised WEBHOOK_MESSAGE_RETENTION ago or more, their body is gone. Always 0 without "missed" in include',
+  })
+  expired: number;
 }
 
 export class DeliveryPageDto {

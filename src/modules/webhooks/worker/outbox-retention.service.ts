@@ -12,8 +12,10 @@ const PRUNE_CHUNK = 5_000;
  * Keeps the outbox from growing without bound while keeping every event body a delivery may still
  * need: a relayed row is deleted once it was relayed OUTBOX_RETENTION_DAYS ago AND none of its
  * deliveries is PENDING or younger than WEBHOOK_MESSAGE_RETENTION (the delivery log shows the body
- * that was sent; a retry or a resend sends it again). Walks the primary key from the oldest id in
- * chunks, so no single statement holds locks for long. Several workers pruning at once is harmless.
+ * that was sent; a retry or a resend sends it again), nor missed by an endpoint less than
+ * WEBHOOK_MESSAGE_RETENTION ago (recover's `missed` may still send it). Walks the primary key from the
+ * oldest id in chunks, so no single statement holds locks for long; then forgets the missed events
+ * raised twice that retention ago. Several workers pruning at once is harmless.
  */
 @Injectable()
 export class OutboxRetention {
@@ -37,7 +39,7 @@ export class OutboxRetention {
     await this.running;
   }
 
-  /** Deletes the rows no one needs any more; returns how many. */
+  /** Deletes the outbox rows no one needs any more (returns how many), then the missed events long expired. */
   async prune(
     relayedRetentionMs = OUTBOX_RETENTION_DAYS * DAY_MS,
     messageRetentionMs = this.config.webhookMessageRetentionMs,
@@ -53,9 +55,13 @@ export class OutboxRetention {
         messageRetentionMs,
       );
       deleted += chunk.deleted;
-      if (chunk.seen < PRUNE_CHUNK || chunk.last === null) return deleted;
+      if (chunk.seen < PRUNE_CHUNK || chunk.last === null) break;
       after = chunk.last;
     }
+    // a missed event stays countable as expired for as long again as its body was kept
+    for (let forgotten = PRUNE_CHUNK; forgotten === PRUNE_CHUNK;)
+      forgotten = await this.outbox.forgetMissed(2 * messageRetentionMs, PRUNE_CHUNK);
+    return deleted;
   }
 
   private async pruneSafely(): Promise<void> {

@@ -46,7 +46,11 @@ export class WorkerOutboxStore {
    * 3. keeps rows in id order while the attempts so far stay within `attempts` (always the first
    *    row, however wide its fan-out); the others stay unrelayed for the next batch;
    * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id (a pair that
-   *    already has its row keeps it), and marks the kept rows relayed, in the same commit.
+   *    already has its row keeps it), and marks the kept rows relayed, in the same commit;
+   * 5. records each kept row as missed by the community's endpoints subscribed to its type that are
+   *    paused or auto-disabled (`webhook_missed_events`, the same subject rule), for recover's
+   *    `missed` (docs/product-decisions.md#5-webhooks, "Recover"). Kept apart from the fan-out: it
+   *    does not count toward `attempts` and writes nothing when every subscriber takes deliveries.
    *
    * That commit does not wait for its WAL flush (synchronous_commit off for this transaction only:
    * one fsync less on each event's path, see bench/README.md). Safe because relaying is
@@ -63,7 +67,7 @@ export class WorkerOutboxStore {
       name: this.prisma.statementName('relay-outbox-batch'),
       text: `
         WITH locked AS MATERIALIZED (
-          SELECT id, community_id, message_id, event_type, payload, request_id
+          SELECT id, community_id, message_id, event_type, payload, request_id, created_at
           FROM outbox_events
           WHERE relayed_at IS NULL
           ORDER BY id
@@ -92,6 +96,16 @@ export class WorkerOutboxStore {
           SELECT gen_random_uuid(), t.community_id, e.endpoint_id::uuid, t.message_id, t.event_type, 1, 'PENDING', now(), t.request_id, now()
           FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) AS e(endpoint_id)
           ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+        ), missed AS (
+          -- (5.) the subscribed endpoints that are paused or auto-disabled: recorded as missed, for recover
+          INSERT INTO webhook_missed_events (community_id, endpoint_id, outbox_id, raised_at)
+          SELECT t.community_id, e.id, t.id, t.created_at
+          FROM taken t
+          JOIN webhook_endpoints e
+            ON e.community_id = t.community_id AND NOT (e.is_active AND e.disabled_at IS NULL)
+               AND t.event_type = ANY(e.events)
+               AND NOT (t.event_type LIKE 'webhook.%' AND e.id::text = t.payload #>> '{data,endpointId}')
+          ON CONFLICT DO NOTHING
         ), marked AS (
           UPDATE outbox_events o SET relayed_at = now() FROM taken t WHERE o.id = t.id
         )
@@ -108,7 +122,8 @@ export class WorkerOutboxStore {
    * Deletes, from a chunk of `limit` relayed rows after id `after` (in id order, so no statement
    * holds locks for long), those relayed longer than `relayedRetentionMs` ago none of whose
    * deliveries is PENDING or younger than `messageRetentionMs` (the log shows the body that was
-   * sent; a retry or a resend sends it again).
+   * sent; a retry or a resend sends it again) and that no endpoint missed less than
+   * `messageRetentionMs` ago (recover may still send it).
    */
   async pruneRelayed(
     after: bigint,
@@ -127,11 +142,28 @@ export class WorkerOutboxStore {
           SELECT 1 FROM webhook_deliveries d
           WHERE d.message_id = c.message_id
             AND (d.status = 'PENDING' OR d.created_at > now() - ${messageRetentionMs} * interval '1 millisecond'))
+          -- an endpoint that missed it may still recover it
+          AND NOT EXISTS (
+            SELECT 1 FROM webhook_missed_events m
+            WHERE m.outbox_id = c.id AND m.raised_at > now() - ${messageRetentionMs} * interval '1 millisecond')
         RETURNING o.id
       )
       SELECT (SELECT count(*)::int FROM candidates) AS seen, (SELECT count(*)::int FROM gone) AS deleted,
              (SELECT max(id) FROM candidates) AS last`;
     return chunk;
+  }
+
+  /**
+   * Forgets up to `limit` missed events raised more than `olderThanMs` ago (their bodies are past
+   * retention by then; until this, recover counts them as expired). Returns how many.
+   */
+  async forgetMissed(olderThanMs: number, limit: number): Promise<number> {
+    return this.prisma.$executeRaw`
+      DELETE FROM webhook_missed_events m
+      USING (SELECT community_id, endpoint_id, outbox_id FROM webhook_missed_events
+             WHERE raised_at < now() - ${olderThanMs} * interval '1 millisecond'
+             LIMIT ${limit}) old
+      WHERE (m.community_id, m.endpoint_id, m.outbox_id) = (old.community_id, old.endpoint_id, old.outbox_id)`;
   }
 
   /** Seconds since the oldest unrelayed event was written; 0 when none waits. */
