@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { GroupCommit } from '../../../common/batching/group-commit';
 import { Prisma } from '../../../generated/prisma/client';
-import { PrismaService } from '../../../prisma/prisma.service';
+import { PrismaService, type Tx } from '../../../prisma/prisma.service';
 import type { SendResult } from '../core/delivery/webhook-sender.service';
 import type { AttemptKey } from '../core/delivery-job';
 import type { EndpointState } from '../core/webhook-endpoints.store';
@@ -254,8 +254,13 @@ export class DeliveryAttemptsStore {
    * The endpoint's waiting attempts become FAILED, saying why (their queued jobs then find nothing to
    * claim). Attempts being sent right now are left to finish and record what the target said.
    */
-  async cancelWaiting(communityId: string, endpointId: string, reason: string): Promise<void> {
-    await this.prisma.webhookDelivery.updateMany({
+  async cancelWaiting(
+    communityId: string,
+    endpointId: string,
+    reason: string,
+    db: Tx = this.prisma,
+  ): Promise<void> {
+    await db.webhookDelivery.updateMany({
       where: { communityId, endpointId, status: 'PENDING', startedAt: null },
       data: { status: 'FAILED', error: reason, nextAttemptAt: null },
     });

@@ -101,22 +101,24 @@ export class EndpointHealth {
         this.config.WEBHOOK_AUTO_DISABLE_MIN_FAILURES,
         this.config.webhookAutoDisableAfterMs,
       );
-      if (disabled !== null)
-        await this.outbox.record(tx, communityId, 'webhook.endpoint.disabled', {
-          endpointId,
-          url,
-          reason: 'failing',
-          consecutiveFailures: disabled,
-        });
+      if (disabled === null) return null;
+      await this.outbox.record(tx, communityId, 'webhook.endpoint.disabled', {
+        endpointId,
+        url,
+        reason: 'failing',
+        consecutiveFailures: disabled,
+      });
+      // in the same commit: nobody sees the endpoint disabled with retries still waiting
+      await this.deliveries.cancelWaiting(
+        communityId,
+        endpointId,
+        `cancelled: endpoint auto-disabled after ${disabled} consecutive failures and no success for ${this.config.WEBHOOK_AUTO_DISABLE_AFTER}`,
+        tx,
+      );
       return disabled;
     });
     if (failures === null) return false;
     this.logger.warn({ msg: 'webhook endpoint auto-disabled', communityId, endpointId, failures });
-    await this.deliveries.cancelWaiting(
-      communityId,
-      endpointId,
-      `cancelled: endpoint auto-disabled after ${failures} consecutive failures and no success for ${this.config.WEBHOOK_AUTO_DISABLE_AFTER}`,
-    );
     return true;
   }
 
@@ -131,16 +133,17 @@ export class EndpointHealth {
           reason: 'gone',
           consecutiveFailures: disabled.consecutiveFailures,
         });
+      await this.deliveries.cancelWaiting(
+        communityId,
+        endpointId,
+        'cancelled: endpoint disabled, the target answered 410 Gone',
+        tx,
+      );
     });
     this.logger.warn({
       msg: 'webhook endpoint disabled: the target answered 410 Gone',
       communityId,
       endpointId,
     });
-    await this.deliveries.cancelWaiting(
-      communityId,
-      endpointId,
-      'cancelled: endpoint disabled, the target answered 410 Gone',
-    );
   }
 }
