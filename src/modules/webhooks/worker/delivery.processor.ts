@@ -48,24 +48,42 @@ export class DeliveryProcessor extends WorkerHost {
   }
 
   process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    // The claim goes out before the endpoint's slot is there when one is likely soon (see
-    // EarlyWork): off the slot's hold, a busy endpoint's claims share statements instead of going
-    // one per released slot, and an idle worker's claim and slot lease overlap. A job that parks
-    // gives its claim back first.
-    let claim: Promise<AttemptClaim> | undefined;
-    const early: EarlyWork = {
-      start: () => {
-        claim = this.deliveries.claim(job.data);
-        claim.catch(() => undefined); // awaited by the work or by the undo; a failure surfaces there
-      },
-      undo: async () => {
-        const { deliveryId } = await (claim as Promise<AttemptClaim>);
-        if (deliveryId) await this.deliveries.unclaim(deliveryId, job.data.communityId);
-      },
-    };
+    const { early, claim } = this.earlyClaim(job.data);
     // fairness between endpoints (README.md in this directory): the attempt's request runs holding
     // one of its endpoint's slots until the target answered
-    return this.slots.run(job, token, (sent) => this.deliver(job.data, sent, claim), early);
+    return this.slots.run(job, token, (sent) => this.deliver(job.data, sent, claim()), early);
+  }
+
+  /**
+   * Runs an attempt this worker relayed itself, without its queue job, when a slot of its endpoint
+   * is free right now (LocalDeliveries); false when none was and nothing was sent: queue it.
+   */
+  runIfSlotFree(job: DeliveryJobData): Promise<boolean> {
+    const { early, claim } = this.earlyClaim(job);
+    return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim()), early);
+  }
+
+  /**
+   * The claim goes out before the endpoint's slot is there when one is likely soon (see
+   * EarlyWork): off the slot's hold, a busy endpoint's claims share statements instead of going
+   * one per released slot, and an idle worker's claim and slot lease overlap. A job that parks
+   * gives its claim back first.
+   */
+  private earlyClaim(job: DeliveryJobData): { early: EarlyWork; claim: () => Promise<AttemptClaim> } {
+    let claim: Promise<AttemptClaim> | undefined;
+    const start = () => {
+      claim = this.deliveries.claim(job);
+      claim.catch(() => undefined); // awaited by the work or by the undo; a failure surfaces there
+      return claim;
+    };
+    const early: EarlyWork = {
+      start: () => void start(),
+      undo: async () => {
+        const { deliveryId } = await (claim ?? start());
+        if (deliveryId) await this.deliveries.unclaim(deliveryId, job.communityId);
+      },
+    };
+    return { early, claim: () => claim ?? start() };
   }
 
   /**

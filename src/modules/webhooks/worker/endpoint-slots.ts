@@ -210,19 +210,9 @@ export class EndpointSlots implements OnApplicationShutdown {
     else {
       // a slot is likely: this worker does not hold them all, so the early work overlaps the acquire
       if (state.held.size < this.capacity) start();
-      const requested = performance.now();
-      const leaseId = randomUUID();
-      const [leases, waiters] = this.keys(endpointId);
-      const [acquired, soonest] = await this.redis.cpSlotAcquire(
-        leases,
-        waiters,
-        this.capacity,
-        this.leaseMs,
-        leaseId,
-        jobId,
-      );
+      const [acquired, soonest] = await this.acquire(endpointId, jobId);
       if (acquired) {
-        lease = { id: leaseId, validUntil: requested + this.leaseMs };
+        lease = acquired;
         state.held.add(lease);
         state.lastProgressAt = performance.now();
       } else {
@@ -237,6 +227,60 @@ export class EndpointSlots implements OnApplicationShutdown {
       throw new DelayedError();
     }
     start();
+    await this.holding(endpointId, state, lease, work);
+  }
+
+  /**
+   * Runs `work` holding one of the endpoint's slots when one is free in Redis right now, and returns
+   * true; returns false at once when none is (nor waits, nor parks: the caller queues the job).
+   * For attempts this worker relayed itself (LocalDeliveries). `early` as for run().
+   */
+  async runIfFree(endpointId: string, work: SlotWork, early: EarlyWork): Promise<boolean> {
+    const state = this.state(endpointId);
+    // jobs of this endpoint already wait here: the newcomer must not pass them
+    if (state.waiters.length > 0 || state.held.size >= this.capacity) return this.forget(endpointId, state);
+    early.start();
+    const [lease] = await this.acquire(endpointId, '');
+    if (!lease) {
+      await early.undo();
+      return this.forget(endpointId, state);
+    }
+    state.held.add(lease);
+    state.lastProgressAt = performance.now();
+    await this.holding(endpointId, state, lease, work);
+    return true;
+  }
+
+  /** Drops what this worker knows of an endpoint it neither holds nor waits for; false. */
+  private forget(endpointId: string, state: EndpointState): false {
+    if (state.held.size === 0 && state.waiters.length === 0 && this.endpoints.get(endpointId) === state)
+      this.endpoints.delete(endpointId);
+    return false;
+  }
+
+  /** Takes a lease in Redis: [the lease, 0], or [null, ms until the soonest lease expires] when full. */
+  private async acquire(endpointId: string, jobId: string): Promise<[Lease | null, number]> {
+    const requested = performance.now();
+    const leaseId = randomUUID();
+    const [leases, waiters] = this.keys(endpointId);
+    const [acquired, soonest] = await this.redis.cpSlotAcquire(
+      leases,
+      waiters,
+      this.capacity,
+      this.leaseMs,
+      leaseId,
+      jobId,
+    );
+    return acquired ? [{ id: leaseId, validUntil: requested + this.leaseMs }, 0] : [null, soonest];
+  }
+
+  /** Runs `work` with the lease, released once `work` calls `sent()` or ends. */
+  private async holding(
+    endpointId: string,
+    state: EndpointState,
+    lease: Lease,
+    work: SlotWork,
+  ): Promise<void> {
     let released: Promise<void> | undefined;
     const sent = () => {
       released ??= this.release(endpointId, state, lease);
