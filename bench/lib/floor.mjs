@@ -77,7 +77,17 @@ export async function runFloor(script, env, options = {}) {
 function runFloorUnlocked(script, env, { allLines = false }) {
   const cwd = floorDir();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env } });
+    // its own process group: a floor that fails leaves its receiver and worker running (they hold
+    // port 3200, and every later floor run fails on it), so the whole group is ended when it exits
+    const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env }, detached: true });
+    const endGroup = () => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    };
+    process.once('exit', endGroup);
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
@@ -86,6 +96,8 @@ function runFloorUnlocked(script, env, { allLines = false }) {
     child.stderr.pipe(process.stderr);
     child.on('error', reject);
     child.on('exit', (code) => {
+      endGroup();
+      process.removeListener('exit', endGroup);
       const lines = out.split('\n');
       const json = [...lines].reverse().find((l) => l.startsWith('{'));
       if (code !== 0 || (!allLines && !json))
