@@ -260,6 +260,90 @@ export function databaseCpu(db) {
   };
 }
 
+/**
+ * Row writes on webhook_deliveries between `start()` and `stop()` (pg_stat_user_tables): inserts,
+ * updates and how many updates were HOT (no new index entry). Every insert and every other update
+ * writes one entry into each of the table's indexes (partial ones only for rows they cover, so
+ * `indexEntriesWritten` is an upper bound).
+ */
+export function deliveryTableStats(db) {
+  const read = async () => {
+    // the statistics collector publishes with a delay; ask for a fresh snapshot
+    await db.query('SELECT pg_stat_clear_snapshot()');
+    const { rows } = await db.query(
+      `SELECT n_tup_ins::int AS ins, n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot,
+              (SELECT count(*)::int FROM pg_index i WHERE i.indrelid = t.relid) AS indexes
+       FROM pg_stat_user_tables t WHERE relname = 'webhook_deliveries'`,
+    );
+    return rows[0];
+  };
+  let before;
+  return {
+    start: async () => {
+      before = await read();
+    },
+    stop: async () => {
+      // the collector flushes a backend's counters at most every second (PostgreSQL 15)
+      await new Promise((r) => setTimeout(r, 1_500));
+      const after = await read();
+      const updates = after.upd - before.upd;
+      const hot = after.hot - before.hot;
+      return {
+        inserts: after.ins - before.ins,
+        updates,
+        hotUpdates: hot,
+        indexes: after.indexes,
+        indexEntriesWritten: (after.ins - before.ins + updates - hot) * after.indexes,
+      };
+    },
+  };
+}
+
+/**
+ * BENCH_PG_SAMPLE=1: a sampling profile of the bench database's backends (pg_stat_statements needs
+ * a server restart to load): every few ms, what each active backend runs (the statement's first
+ * words) and what it waits on. `stop()` returns the shares of the samples, most frequent first.
+ */
+export function databaseSampler(databaseUrl) {
+  if (!process.env.BENCH_PG_SAMPLE) return { start: async () => {}, stop: async () => undefined };
+  const client = new pg.Client({ connectionString: databaseUrl });
+  const counts = new Map();
+  let samples = 0;
+  let running = false;
+  let loop;
+  return {
+    start: async () => {
+      await client.connect();
+      running = true;
+      loop = (async () => {
+        while (running) {
+          const { rows } = await client.query(
+            `SELECT regexp_replace(left(query, 90), '\\s+', ' ', 'g') AS q,
+                    coalesce(wait_event_type || ':' || wait_event, 'CPU') AS w
+             FROM pg_stat_activity
+             WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid()`,
+          );
+          samples++;
+          for (const r of rows) {
+            const key = `${r.w} | ${r.q}`;
+            counts.set(key, (counts.get(key) ?? 0) + 1);
+          }
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })();
+    },
+    stop: async () => {
+      running = false;
+      await loop;
+      await client.end();
+      return [...counts]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 15)
+        .map(([k, n]) => `${((100 * n) / samples).toFixed(1)}% ${k}`);
+    },
+  };
+}
+
 export async function countSucceeded(db) {
   const { rows } = await db.query(
     `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'SUCCESS'`,

@@ -18,6 +18,8 @@ import {
   benchEnvironment,
   countSucceeded,
   databaseCpu,
+  databaseSampler,
+  deliveryTableStats,
   insertEvents,
   seedEndpoints,
   startReceiver,
@@ -56,6 +58,10 @@ async function service() {
     const cpuBefore = cpuMs();
     const pgCpu = databaseCpu(env.db);
     await pgCpu.start();
+    const tableStats = deliveryTableStats(env.db);
+    await tableStats.start();
+    const sampler = databaseSampler(env.databaseUrl);
+    await sampler.start();
     const started = performance.now();
     await insertSpread(env.db, communityIds, EVENTS);
     await until(
@@ -66,6 +72,9 @@ async function service() {
     );
     const seconds = (performance.now() - started) / 1000;
     const pgCpuMs = await pgCpu.stop();
+    const table = await tableStats.stop();
+    const pgSamples = await sampler.stop();
+    if (pgSamples) console.error(pgSamples.join('\n'));
     return {
       deliveriesPerSecond: Math.round(EVENTS / seconds),
       seconds: Number(seconds.toFixed(2)),
@@ -74,6 +83,8 @@ async function service() {
       // the bench database's backends: the worker's statements and the bench's own inserts
       postgresCpuMsPerDelivery: Number((pgCpuMs / EVENTS).toFixed(3)),
       workerPeakRssMiB: Math.max(...workers.map((w) => w.peakRssMiB())),
+      // webhook_deliveries: updates that were HOT (no index entry written) and index entries written
+      webhookDeliveries: table,
       receiverRequests: receiver.requests(),
     };
   } finally {

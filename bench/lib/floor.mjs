@@ -9,7 +9,13 @@ import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
+const require = createRequire(import.meta.url);
+const pg = require('pg');
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+/** The advisory lock key every bench's floor run takes on the PostgreSQL server (any constant). */
+const FLOOR_LOCK = 727_001;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SOURCE = resolve(process.env.FLOOR_DIR ?? nearestFloor(ROOT));
 
@@ -48,10 +54,40 @@ function floorDir() {
  * prints a table rather than JSON. Its progress goes to stderr so this script's stdout stays one
  * JSON line.
  */
-export function runFloor(script, env, { allLines = false } = {}) {
+export async function runFloor(script, env, options = {}) {
+  // The floor's scripts use fixed names (database `floor_delivery`, receiver port 3200): two floor
+  // runs at once on this machine (two sessions benchmarking) drop each other's database and fail
+  // ("terminating connection due to administrator command", EADDRINUSE), and the bench then ends
+  // without its figures. A PostgreSQL advisory lock, held by a connection of this process for the
+  // floor's run, makes them take turns, and is released by PostgreSQL if this process dies.
+  const lock = new pg.Client({ connectionString: ADMIN_URL });
+  await lock.connect();
+  try {
+    const { rows } = await lock.query('SELECT pg_try_advisory_lock($1) AS free', [FLOOR_LOCK]);
+    if (!rows[0].free) {
+      process.stderr.write('another bench is running the floor on this machine: waiting for it\n');
+      await lock.query('SELECT pg_advisory_lock($1)', [FLOOR_LOCK]);
+    }
+    return await runFloorUnlocked(script, env, options);
+  } finally {
+    await lock.end().catch(() => undefined);
+  }
+}
+
+function runFloorUnlocked(script, env, { allLines = false }) {
   const cwd = floorDir();
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env } });
+    // its own process group: a floor that fails leaves its receiver and worker running (they hold
+    // port 3200, and every later floor run fails on it), so the whole group is ended when it exits
+    const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env }, detached: true });
+    const endGroup = () => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    };
+    process.once('exit', endGroup);
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
@@ -60,6 +96,8 @@ export function runFloor(script, env, { allLines = false } = {}) {
     child.stderr.pipe(process.stderr);
     child.on('error', reject);
     child.on('exit', (code) => {
+      endGroup();
+      process.removeListener('exit', endGroup);
       const lines = out.split('\n');
       const json = [...lines].reverse().find((l) => l.startsWith('{'));
       if (code !== 0 || (!allLines && !json))

@@ -1,6 +1,7 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { WorkerMetrics } from '../../src/modules/webhooks/worker/worker-metrics';
+import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
@@ -231,6 +232,44 @@ describe('endpoint fairness', () => {
     expect(ids).toHaveLength(EVENTS);
     expect(new Set(ids).size).toBe(EVENTS);
     expect(finished[0].mock.calls.length + finished[1].mock.calls.length).toBe(EVENTS);
+    const attempts = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(attempts.every((a) => a.attempt === 1)).toBe(true);
+  }, 60_000);
+  it('keeps the cap when the relaying worker runs the attempts it relayed itself', async () => {
+    const CAP = 3;
+    const EVENTS = 40;
+    // WORKER_CONCURRENCY 20: up to 4 relayed attempts run without their queue job, beside the queue's
+    const w = await worker('fair-local', {
+      WORKER_CONCURRENCY: '20',
+      WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(CAP),
+    });
+    const ranHere = jest.spyOn(w.context.get(DeliveryProcessor), 'runIfSlotFree');
+    const community = await createCommunity(api.app);
+    const endpoint = await endpointOn(community.id);
+    let inFlight = 0;
+    let peak = 0;
+    receiver.respond(endpoint.path, async () => {
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inFlight--;
+      return { status: 200 };
+    });
+
+    // one commit each: the relay takes them in small batches and runs them itself while a slot is free
+    const committed = await raise(community.id, EVENTS);
+    await waitFor(
+      'every event delivered',
+      async () =>
+        (await api.prisma.webhookDelivery.count({
+          where: { endpointId: endpoint.id, status: 'SUCCESS' },
+        })) === EVENTS,
+      30_000,
+    );
+
+    expect(ranHere).toHaveBeenCalled();
+    expect(peak).toBeLessThanOrEqual(CAP);
+    const ids = receiver.at(endpoint.path).map((r) => String(r.headers['webhook-id']));
+    expect(ids.sort()).toEqual([...committed.keys()].sort());
     const attempts = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
     expect(attempts.every((a) => a.attempt === 1)).toBe(true);
   }, 60_000);

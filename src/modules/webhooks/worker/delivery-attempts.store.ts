@@ -88,6 +88,11 @@ export class DeliveryAttemptsStore {
     maxBatchSize: HOT_PATH_BATCH_SIZE,
   });
 
+  private readonly unclaims = new GroupCommit<{ id: string; communityId: string }, void>(
+    (items) => this.unclaimBatch(items),
+    { maxConcurrentBatches: 1, maxBatchSize: HOT_PATH_BATCH_SIZE },
+  );
+
   constructor(private readonly prisma: PrismaService) {}
 
   /**
@@ -236,9 +241,28 @@ export class DeliveryAttemptsStore {
         FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       )
-      SELECT id FROM closed`;
+      SELECT id FROM closed, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
     const closed = new Set(rows.map((r) => r.id));
     return items.map((f) => closed.has(f.id));
+  }
+
+  /**
+   * Gives back a claim whose attempt was not sent (its job found no endpoint slot and parks): the
+   * row is waiting again, for the job when it wakes or for the sweep. Only a row still PENDING: one
+   * the sweep already closed stays closed.
+   */
+  async unclaim(id: string, communityId: string): Promise<void> {
+    await this.unclaims.call({ id, communityId });
+  }
+
+  private async unclaimBatch(items: readonly { id: string; communityId: string }[]): Promise<void[]> {
+    await this.prisma.pool.query(
+      `UPDATE webhook_deliveries d SET started_at = NULL, updated_at = now()
+       FROM unnest($1::uuid[], $2::uuid[]) AS u(community_id, id)
+       WHERE d.community_id = u.community_id AND d.id = u.id AND d.status = 'PENDING'`,
+      [items.map((u) => u.communityId), items.map((u) => u.id)],
+    );
+    return items.map(() => undefined);
   }
 
   /** A queued attempt whose endpoint was paused, disabled or deleted meanwhile: its waiting row says so. */

@@ -58,6 +58,10 @@ export class DeliverySweepStore {
    * that stopped mid-send. Closes up to `limit` of them as FAILED with OUTCOME_UNKNOWN (the request
    * may have been sent: the log keeps one record per request) and returns them, in the caller's
    * transaction so that their retries are written in the same commit.
+   *
+   * No index has started_at (so that a claim is a HOT update, see the migration
+   * delivery_hot_claims): the rows come from the partial index of PENDING rows and are filtered on
+   * the heap, a cost the sweep pays once per interval instead of every claim paying index writes.
    */
   async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
     const rows = await tx.$queryRaw<(AttemptRow & { request_id: string | null })[]>`

@@ -2,12 +2,12 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import type { Job, WorkerOptions } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
-import { DeliveryAttemptsStore } from './delivery-attempts.store';
+import { type AttemptClaim, DeliveryAttemptsStore } from './delivery-attempts.store';
 import { WebhookSender } from '../core/delivery/webhook-sender.service';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
-import { EndpointSlots } from './endpoint-slots';
+import { type EarlyWork, EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
 import { queuePrefix } from '../../../redis/redis-client';
 import { workerConnection } from '../core/redis-connections';
@@ -48,15 +48,55 @@ export class DeliveryProcessor extends WorkerHost {
   }
 
   process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
+    const { early, claim } = this.earlyClaim(job.data);
     // fairness between endpoints (README.md in this directory): the attempt's request runs holding
-    // one of its endpoint's slots, from before its claim until the target answered
-    return this.slots.run(job, token, (sent) => this.deliver(job.data, sent));
+    // one of its endpoint's slots until the target answered
+    return this.slots.run(job, token, (sent) => this.deliver(job.data, sent, claim()), early);
   }
 
-  /** `sent` is called once the target answered (or the request failed): the endpoint's slot is then free. */
-  async deliver(job: DeliveryJobData, sent: () => void = () => undefined): Promise<void> {
+  /**
+   * Runs an attempt this worker relayed itself, without its queue job, when a slot of its endpoint
+   * is free right now (LocalDeliveries); false when none was and nothing was sent: queue it.
+   */
+  runIfSlotFree(job: DeliveryJobData): Promise<boolean> {
+    const { early, claim } = this.earlyClaim(job);
+    return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim()), early);
+  }
+
+  /**
+   * The claim goes out before the endpoint's slot is there when one is likely soon (see
+   * EarlyWork): off the slot's hold, a busy endpoint's claims share statements instead of going
+   * one per released slot, and an idle worker's claim and slot lease overlap. A job that parks
+   * gives its claim back first.
+   */
+  private earlyClaim(job: DeliveryJobData): { early: EarlyWork; claim: () => Promise<AttemptClaim> } {
+    let claim: Promise<AttemptClaim> | undefined;
+    const start = () => {
+      claim = this.deliveries.claim(job);
+      claim.catch(() => undefined); // awaited by the work or by the undo; a failure surfaces there
+      return claim;
+    };
+    const early: EarlyWork = {
+      start: () => void start(),
+      undo: async () => {
+        const { deliveryId } = await (claim ?? start());
+        if (deliveryId) await this.deliveries.unclaim(deliveryId, job.communityId);
+      },
+    };
+    return { early, claim: () => claim ?? start() };
+  }
+
+  /**
+   * `sent` is called once the target answered (or the request failed): the endpoint's slot is then
+   * free. `claimed` is the attempt's claim when process() started it already.
+   */
+  async deliver(
+    job: DeliveryJobData,
+    sent: () => void = () => undefined,
+    claimed: Promise<AttemptClaim> = this.deliveries.claim(job),
+  ): Promise<void> {
     const { communityId, endpointId, messageId, eventType, attempt } = job;
-    const claim = await this.deliveries.claim(job);
+    const claim = await claimed;
     const { endpoint, deliveryId, requestId } = claim;
     const fields = { messageId, endpointId, communityId, attempt, requestId };
     if (!endpoint || !deliveryId) {

@@ -118,6 +118,19 @@ interface EndpointState {
   releaseSpacingMs: number;
 }
 
+/**
+ * What a job may start before its slot is there, so that it does not add to the slot's hold: its
+ * claim. `start` runs when the slot is likely soon (this worker does not hold all of the
+ * endpoint's leases, or the job waits here for a hand-over, which it expects within
+ * LOCAL_WAIT_MS), or when the slot came; `undo` runs before a started job parks.
+ */
+export interface EarlyWork {
+  start: () => void;
+  undo: () => Promise<void>;
+}
+
+const NO_EARLY_WORK: EarlyWork = { start: () => undefined, undo: async () => undefined };
+
 /** Runs the attempt; calls `sent()` once the request is answered (or failed), to free the slot early. */
 export type SlotWork = (sent: () => void) => Promise<void>;
 
@@ -172,40 +185,102 @@ export class EndpointSlots implements OnApplicationShutdown {
    * is free the job waits for this worker's next release of it (see the class) or is parked (moved
    * to delayed with `token`) and DelayedError is thrown, which BullMQ takes as "not done, not
    * failed": the job keeps its attempt count and runs again when woken.
+   *
+   * `early.start()` runs once the job is likely to get a slot soon (see EarlyWork), at the latest
+   * when it got one; a job that parks after it runs `early.undo()` first.
    */
-  async run(job: Job<DeliveryJobData>, token: string | undefined, work: SlotWork): Promise<void> {
+  async run(
+    job: Job<DeliveryJobData>,
+    token: string | undefined,
+    work: SlotWork,
+    early: EarlyWork = NO_EARLY_WORK,
+  ): Promise<void> {
     const { endpointId } = job.data;
     const jobId = job.id ?? '';
     const state = this.state(endpointId);
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      early.start();
+    };
     let lease: Lease | null = null;
     let soonestExpiryMs = 0;
-    if (state.waiters.length > 0 && this.mayWaitHere(state)) lease = await this.waitHere(state);
+    if (state.waiters.length > 0 && this.mayWaitHere(state)) lease = await this.waitHere(state, start);
     else {
-      const requested = performance.now();
-      const leaseId = randomUUID();
-      const [leases, waiters] = this.keys(endpointId);
-      const [acquired, soonest] = await this.redis.cpSlotAcquire(
-        leases,
-        waiters,
-        this.capacity,
-        this.leaseMs,
-        leaseId,
-        jobId,
-      );
+      // a slot is likely: this worker does not hold them all, so the early work overlaps the acquire
+      if (state.held.size < this.capacity) start();
+      const [acquired, soonest] = await this.acquire(endpointId, jobId);
       if (acquired) {
-        lease = { id: leaseId, validUntil: requested + this.leaseMs };
+        lease = acquired;
         state.held.add(lease);
         state.lastProgressAt = performance.now();
       } else {
         soonestExpiryMs = soonest;
-        if (this.mayWaitHere(state)) lease = await this.waitHere(state);
+        if (this.mayWaitHere(state)) lease = await this.waitHere(state, start);
       }
     }
     if (!lease) {
+      if (started) await early.undo();
       // a waiter no release reached: its fallback wake is not before this worker's soonest lease expires
       await this.park(job, token, soonestExpiryMs || this.soonestExpiryHere(state));
       throw new DelayedError();
     }
+    start();
+    await this.holding(endpointId, state, lease, work);
+  }
+
+  /**
+   * Runs `work` holding one of the endpoint's slots when one is free in Redis right now, and returns
+   * true; returns false at once when none is (nor waits, nor parks: the caller queues the job).
+   * For attempts this worker relayed itself (LocalDeliveries). `early` as for run().
+   */
+  async runIfFree(endpointId: string, work: SlotWork, early: EarlyWork): Promise<boolean> {
+    const state = this.state(endpointId);
+    // jobs of this endpoint already wait here: the newcomer must not pass them
+    if (state.waiters.length > 0 || state.held.size >= this.capacity) return this.forget(endpointId, state);
+    early.start();
+    const [lease] = await this.acquire(endpointId, '');
+    if (!lease) {
+      await early.undo();
+      return this.forget(endpointId, state);
+    }
+    state.held.add(lease);
+    state.lastProgressAt = performance.now();
+    await this.holding(endpointId, state, lease, work);
+    return true;
+  }
+
+  /** Drops what this worker knows of an endpoint it neither holds nor waits for; false. */
+  private forget(endpointId: string, state: EndpointState): false {
+    if (state.held.size === 0 && state.waiters.length === 0 && this.endpoints.get(endpointId) === state)
+      this.endpoints.delete(endpointId);
+    return false;
+  }
+
+  /** Takes a lease in Redis: [the lease, 0], or [null, ms until the soonest lease expires] when full. */
+  private async acquire(endpointId: string, jobId: string): Promise<[Lease | null, number]> {
+    const requested = performance.now();
+    const leaseId = randomUUID();
+    const [leases, waiters] = this.keys(endpointId);
+    const [acquired, soonest] = await this.redis.cpSlotAcquire(
+      leases,
+      waiters,
+      this.capacity,
+      this.leaseMs,
+      leaseId,
+      jobId,
+    );
+    return acquired ? [{ id: leaseId, validUntil: requested + this.leaseMs }, 0] : [null, soonest];
+  }
+
+  /** Runs `work` with the lease, released once `work` calls `sent()` or ends. */
+  private async holding(
+    endpointId: string,
+    state: EndpointState,
+    lease: Lease,
+    work: SlotWork,
+  ): Promise<void> {
     let released: Promise<void> | undefined;
     const sent = () => {
       released ??= this.release(endpointId, state, lease);
@@ -239,7 +314,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   }
 
   /** Waits for a lease handed over by this worker's next release, or null after LOCAL_WAIT_MS. */
-  private waitHere(state: EndpointState): Promise<Lease | null> {
+  private waitHere(state: EndpointState, start: () => void): Promise<Lease | null> {
     return new Promise((resolve) => {
       const waiter: LocalWaiter = {
         take: (lease) => {
@@ -253,6 +328,8 @@ export class EndpointSlots implements OnApplicationShutdown {
         resolve(null);
       }, LOCAL_WAIT_MS);
       state.waiters.push(waiter);
+      // a job waits here only when a release is expected to reach it within LOCAL_WAIT_MS
+      start();
     });
   }
 

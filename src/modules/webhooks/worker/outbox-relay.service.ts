@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
+import { LocalDeliveries } from './local-deliveries';
 import { OutboxWakeups } from './outbox-wakeups';
 import { RelayedEvent, WorkerOutboxStore } from './outbox.store';
 
@@ -19,7 +20,8 @@ const MAX_ERROR_DELAY_MS = 2_000;
  * (WorkerOutboxStore.relayOutboxBatch) it locks outbox rows (FOR UPDATE SKIP LOCKED: several workers
  * never take the same row), writes attempt 1 of every (event, subscribed endpoint) pair as a PENDING
  * row due now, and marks the outbox rows relayed: from that commit on, PostgreSQL holds each
- * delivery's state. Only then are the queue jobs added, as a
+ * delivery's state. Then the attempts this worker has room for run here (LocalDeliveries) and the
+ * queue jobs of the others are added, as a
  * best effort: a job lost to a failed enqueue, a crash or an emptied Redis is re-added by the sweep
  * (DeliverySweep) from the PENDING row, and the deterministic job ids make a second add a no-op.
  */
@@ -37,6 +39,7 @@ export class OutboxRelay {
     private readonly queue: DeliveryQueue,
     private readonly wakeups: OutboxWakeups,
     private readonly config: AppConfig,
+    private readonly local?: LocalDeliveries,
   ) {}
 
   start(): void {
@@ -92,7 +95,9 @@ export class OutboxRelay {
       rows: RELAY_BATCH_SIZE,
       attempts: RELAY_MAX_JOBS_PER_BATCH,
     });
-    const jobs = deliveryJobs(events);
+    // the attempts this worker has room for run here at once, without the queue's round trip
+    const all = deliveryJobs(events);
+    const jobs = this.local ? this.local.offer(all) : all;
     if (jobs.length > 0) {
       await this.queue.addAll(jobs).catch((err: Error) =>
         this.logger.warn({

@@ -2,6 +2,8 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import { DeliverySweep } from './delivery-sweep.service';
 import { DeliveryWorker } from './delivery-worker.service';
+import { LocalDeliveries } from './local-deliveries';
+import { AppConfig } from '../../../config/app-config';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxRetention } from './outbox-retention.service';
 
@@ -22,6 +24,8 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly queue: DeliveryQueue,
     private readonly retention: OutboxRetention,
     private readonly sweep: DeliverySweep,
+    private readonly local: LocalDeliveries,
+    private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -37,7 +41,8 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
       await this.relay.stop();
       await this.retention.stop();
       await this.sweep.stop();
-      await this.worker.stop();
+      // the attempts the relay ran here finish and are recorded beside the queue's jobs in flight
+      await Promise.all([this.local.stop(this.config.workerShutdownTimeoutMs), this.worker.stop()]);
       await this.queue.close();
       this.logger.log('delivery worker stopped');
     })();
