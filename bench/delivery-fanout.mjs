@@ -3,7 +3,7 @@
 // to the last attempt recorded. The floor has no fan-out round: beside it, in the same invocation,
 // runs the floor's deliver round with as many jobs as endpoints, and the ratio compares the time
 // the floor takes to deliver that many jobs with the service's time to its last receipt.
-// Setup: see bench/delivery-harness.mjs.
+// Setup: see bench/lib/delivery-harness.mjs.
 //
 //   node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (1000)
 import { performance } from 'node:perf_hooks';
@@ -15,7 +15,7 @@ import {
   startReceiver,
   startWorker,
   until,
-} from './delivery-harness.mjs';
+} from './lib/delivery-harness.mjs';
 import { ratio, runFloor } from './lib/floor.mjs';
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 1_000);

@@ -1,7 +1,7 @@
 // Benchmark (b): commit-to-receipt latency at a steady 200 events/s with one worker process:
 // clock read just before the event's INSERT (autocommit) → the receiver gets the signed POST, side
 // by side with the floor's latency round (enqueue → receipt at the same rate, ../shared/bench-floor)
-// run in the same invocation. Target: p95 ≤ 3× the floor's p95. Setup: see bench/delivery-harness.mjs.
+// run in the same invocation. Target: p95 ≤ 3× the floor's p95. Setup: see bench/lib/delivery-harness.mjs.
 //
 //   node bench/delivery-latency.mjs   # BENCH_RATE (200), BENCH_SECONDS (15)
 import { performance } from 'node:perf_hooks';
@@ -14,7 +14,7 @@ import {
   startReceiver,
   startWorker,
   until,
-} from './delivery-harness.mjs';
+} from './lib/delivery-harness.mjs';
 import { ratio, runFloor } from './lib/floor.mjs';
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);

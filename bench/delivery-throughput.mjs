@@ -2,7 +2,7 @@
 // events committed in the outbox → relayed → signed POST answered 200 → attempt recorded SUCCESS,
 // side by side with the floor's "deliver" round (bare BullMQ + pg + undici, ../shared/bench-floor)
 // run in the same invocation. Prints one JSON line: service, floor and their ratio (target ≥ 0.6),
-// the worker's CPU per delivery and its peak RSS. Setup: see bench/delivery-harness.mjs.
+// the worker's CPU per delivery and its peak RSS. Setup: see bench/lib/delivery-harness.mjs.
 //
 //   node bench/delivery-throughput.mjs   # BENCH_EVENTS (20000), BENCH_ENDPOINTS (10), BENCH_WORKERS (1)
 //
@@ -25,7 +25,7 @@ import {
   startReceiver,
   startWorker,
   until,
-} from './delivery-harness.mjs';
+} from './lib/delivery-harness.mjs';
 import { ratio, runFloor } from './lib/floor.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);

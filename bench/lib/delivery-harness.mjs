@@ -17,13 +17,14 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { mallocEnvironment } from './lib/malloc-env.mjs';
+import { ownChild } from './children.mjs';
+import { mallocEnvironment } from './malloc-env.mjs';
 
 const require = createRequire(import.meta.url);
 const { monotonicFactory } = require('ulid');
 const Redis = require('ioredis');
 
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const WORKER_DIST = process.env.WORKER_DIST ?? join(ROOT, 'dist');
 const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -34,7 +35,7 @@ const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 function compiled(path) {
   const file = join(WORKER_DIST, path);
   if (!existsSync(file))
-    throw new Error(`${file} is missing: compile first (see bench/delivery-harness.mjs)`);
+    throw new Error(`${file} is missing: compile first (see bench/lib/delivery-harness.mjs)`);
   return require(file);
 }
 
@@ -180,20 +181,22 @@ export async function startReceiver() {
 /** `node <build>/worker.js` (what `npm run start:worker` runs) against the bench database. */
 export async function startWorker(env) {
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
-  const child = spawn(process.execPath, [...nodeArgs, join(WORKER_DIST, 'worker.js')], {
-    env: {
-      ...mallocEnvironment(WORKER_DIST),
-      ...process.env,
-      NODE_PATH: join(ROOT, 'node_modules'),
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
-      WEBHOOK_SECRET_ENCRYPTION_KEY: ENCRYPTION_KEY,
-      REDIS_URL,
-      ...env,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = ownChild(
+    spawn(process.execPath, [...nodeArgs, join(WORKER_DIST, 'worker.js')], {
+      env: {
+        ...mallocEnvironment(WORKER_DIST),
+        ...process.env,
+        NODE_PATH: join(ROOT, 'node_modules'),
+        NODE_ENV: 'development',
+        LOG_LEVEL: 'warn',
+        WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
+        WEBHOOK_SECRET_ENCRYPTION_KEY: ENCRYPTION_KEY,
+        REDIS_URL,
+        ...env,
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    }),
+  );
   const exited = new Promise((r) => child.on('exit', r));
   // let it connect and start its relay before the clock starts
   await new Promise((r) => setTimeout(r, 1500));
