@@ -139,7 +139,10 @@ describe('endpoint fairness', () => {
         await raise(healthyCommunity.id, HEALTHY_EVENTS, EVENT_SPACING_MS),
       );
 
-      expect(besideHanging).toBeLessThanOrEqual(2 * alone);
+      // Twice the baseline, or the baseline plus 20 ms when that is more: a neighbour that took the
+      // healthy endpoint's slots would cost it the neighbour's timeout (5 s), while a p95 of a few
+      // milliseconds moves by several on a shared 2-core machine (4 ms alone, 10 ms beside, once in CI).
+      expect(besideHanging).toBeLessThanOrEqual(Math.max(2 * alone, alone + 20));
       // the neighbour is far from done: its jobs wait parked, not in worker slots
       expect(receiver.at(hanging.path).length).toBeLessThan(200);
     } finally {
