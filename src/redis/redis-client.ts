@@ -1,5 +1,6 @@
 import Redis, { Cluster, ClusterOptions, RedisOptions } from 'ioredis';
 import type { AppConfig } from '../config/app-config';
+import { EndingRedis } from './ending-redis';
 
 /** A connection to the service's Redis: one node (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES). */
 export type RedisClient = Redis | Cluster;
@@ -62,7 +63,7 @@ export function createRedisClient(
   };
   const seeds = target.redisClusterNodes;
   if (!seeds) {
-    return new Redis(target.REDIS_URL, {
+    return new EndingRedis(target.REDIS_URL, {
       ...node,
       keyPrefix,
       lazyConnect,
@@ -103,9 +104,9 @@ export function createSubscriberClient(target: RedisTarget, attempt: number): Re
     retryStrategy: () => null,
   };
   const seeds = target.redisClusterNodes;
-  if (!seeds) return new Redis(target.REDIS_URL, options);
+  if (!seeds) return new EndingRedis(target.REDIS_URL, options);
   const seed = seeds[attempt % seeds.length];
-  return new Redis({ ...options, ...credentials(target.REDIS_URL), host: seed.host, port: seed.port });
+  return new EndingRedis({ ...options, ...credentials(target.REDIS_URL), host: seed.host, port: seed.port });
 }
 
 /** Quits a connection that is up; drops one that is not (quit would wait for a reconnect that may never come). */

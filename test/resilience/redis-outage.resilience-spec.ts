@@ -4,6 +4,8 @@ import { call } from '../utils/http';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
 import { RedisServer, sparePort, startRedis } from './processes';
+import { createRedisClient } from '../../src/redis/redis-client';
+import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 
 jest.setTimeout(120_000);
 
@@ -66,3 +68,65 @@ describe('Redis down', () => {
     ).toBe(0);
   });
 });
+
+describe('Shutting down while Redis is down', () => {
+  it('stops a worker and an API within the drain window, though their connections are still reconnecting', async () => {
+    const redis = await startRedis(await sparePort());
+    const env = { ...DELIVERY_TEST_ENV, REDIS_URL: redis.url, WORKER_SHUTDOWN_TIMEOUT: '1s' };
+    const api = await createTestApp(env);
+    const worker = await startTestWorker(env);
+    try {
+      const { community, token } = await memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });
+      await createEndpoint(api, community.id, { url: 'http://127.0.0.1:9/never', events: ['tweet.created'] });
+      await redis.stop();
+      // a write while Redis is away: its relay and its delivery wait on Redis as the process is told to stop
+      expect((await call(api.app, 'POST', '/api/sdk/tweets', { token, body: { content: 'x' } })).status).toBe(
+        201,
+      );
+      await waitFor('the worker to see Redis gone', () =>
+        worker.context.get(DeliveryProcessor).worker.isRunning()
+          ? redisStatuses(worker).some((status) => status === 'reconnecting')
+          : false,
+      );
+
+      // ioredis emits no 'end' for a connection closed while it waits to reconnect, and BullMQ's close
+      // waits for that 'end': without a bound of its own, stop() would never return
+      const started = Date.now();
+      await worker.stop();
+      await api.close();
+      expect(Date.now() - started).toBeLessThan(worker.config.workerShutdownTimeoutMs + 5_000);
+    } finally {
+      await worker.stop();
+      await api.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('A Redis client closed while it waits to reconnect', () => {
+  it('ends: it emits end and fails the commands it held', async () => {
+    const redis = await startRedis(await sparePort());
+    const client = createRedisClient(
+      { REDIS_URL: redis.url, REDIS_KEY_PREFIX: unique('end'), redisClusterNodes: undefined },
+      'endpoint-slots',
+    );
+    client.on('error', () => undefined);
+    await client.ping();
+    await redis.stop();
+    await waitFor('the client to wait for its next reconnect', () => client.status === 'reconnecting');
+    const held = client.get('key').then(
+      () => 'answered',
+      (err: Error) => err.message,
+    );
+    const ended = new Promise<void>((resolve) => client.once('end', resolve));
+    client.disconnect();
+    await ended;
+    expect(client.status).toBe('end');
+    expect(await held).toBe('Connection is closed.');
+  });
+});
+
+/** The worker's own Redis connections' states (ioredis `status`). */
+function redisStatuses(worker: TestWorker): string[] {
+  const bullmq = worker.context.get(DeliveryProcessor).worker;
+  return [(bullmq.opts.connection as { status: string }).status];
+}

@@ -3,6 +3,7 @@ import type { Worker } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
 import { DeliveryProcessor } from './delivery.processor';
 import { closeConnection } from '../core/redis-connections';
+import { settledWithin } from '../../../common/async/settled-within';
 
 /**
  * Runs and stops the BullMQ worker that @nestjs/bullmq built for DeliveryProcessor
@@ -64,19 +65,21 @@ export class DeliveryWorker {
   private async drain(): Promise<void> {
     const worker = this.processor.worker;
     const timeoutMs = this.config.workerShutdownTimeoutMs;
-    let timer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([
-      worker.close().then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-    ]);
-    clearTimeout(timer);
-    if (!drained) {
-      this.logger.warn({
-        msg: 'in-flight deliveries did not finish in time; the sweep will close them',
+    const running = this.running;
+    if (
+      await settledWithin(
+        worker.close().then(() => running),
         timeoutMs,
-      });
-      await worker.close(true).catch(() => undefined);
-    }
-    await this.running;
+      )
+    )
+      return;
+    // Not retried with close(true): BullMQ hands back the close already under way, and that one can
+    // wait for ever. ioredis emits no 'end' for a connection closed while it waits to reconnect (Redis
+    // down), and BullMQ's close waits for that 'end' (taskforcesh/bullmq#4656). Whatever is still in
+    // flight keeps its claim until it expires; then the sweep closes it.
+    this.logger.warn({
+      msg: 'in-flight deliveries or the queue connection did not finish in time; the sweep will close what was in flight',
+      timeoutMs,
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { settledWithin } from '../../../common/async/settled-within';
 import { AppConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
@@ -67,11 +68,6 @@ export class LocalDeliveries {
   /** Takes no more, and waits up to `timeoutMs` for the running ones (past that, the sweep has them). */
   async stop(timeoutMs: number): Promise<void> {
     this.stopped = true;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.running]),
-      new Promise((resolve) => (timer = setTimeout(resolve, timeoutMs))),
-    ]);
-    clearTimeout(timer);
+    await settledWithin(Promise.allSettled([...this.running]), timeoutMs);
   }
 }
