@@ -139,10 +139,11 @@ describe('endpoint fairness', () => {
         await raise(healthyCommunity.id, HEALTHY_EVENTS, EVENT_SPACING_MS),
       );
 
-      // Twice the baseline, or the baseline plus 20 ms when that is more: a neighbour that took the
-      // healthy endpoint's slots would cost it the neighbour's timeout (5 s), while a p95 of a few
-      // milliseconds moves by several on a shared 2-core machine (4 ms alone, 10 ms beside, once in CI).
-      expect(besideHanging).toBeLessThanOrEqual(Math.max(2 * alone, alone + 20));
+      // Twice the baseline, or the baseline plus 250 ms when that is more: a neighbour that took the
+      // healthy endpoint's slots would cost it the neighbour's timeout (5 s, twenty times that margin),
+      // while a p95 of a few milliseconds moves by tens on a 2-core machine that also runs a build
+      // (4 ms alone, 10 ms beside in a quiet CI run; 133 ms once beside a compile).
+      expect(besideHanging).toBeLessThanOrEqual(Math.max(2 * alone, alone + 250));
       // the neighbour is far from done: its jobs wait parked, not in worker slots
       expect(receiver.at(hanging.path).length).toBeLessThan(200);
     } finally {
