@@ -237,6 +237,8 @@ try {
   await page.getByRole('button', { name: 'Add header' }).click();
   await page.getByLabel('Name of header 2').fill('X-Route');
   await page.getByLabel('Value of X-Route').fill('route-eu-west');
+  // a rate limit: shown on the card, kept by the API, removed below by emptying the box
+  await page.getByLabel(/^Rate limit/).fill('20');
   await page.getByRole('button', { name: 'Create endpoint' }).click();
   const secret = await page.getByTestId('secret').textContent();
   if (!secret?.startsWith('whsec_')) throw new Error(`no secret shown: ${secret}`);
@@ -245,6 +247,10 @@ try {
   if ((await page.content()).includes(secret)) throw new Error('the secret is still on the page');
   const card = page.locator(`li[data-endpoint="${hook}"]`);
   await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234', 'X-Route': '…west' });
+  await card.getByText('Rate limit: 20 per second').waitFor();
+  const listed = await apiCall('GET', `/communities/${pro.id}/webhooks`, signedIn.token);
+  const limitStored = listed.items.find((w) => w.url === hook).rateLimit;
+  if (limitStored !== 20) throw new Error(`the API keeps a rate limit of ${limitStored}, not 20`);
 
   // --- send a test and see the attempt; it carries the custom headers in clear
   await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': 'route-eu-west' });
@@ -300,9 +306,13 @@ try {
   // --- remove a header: it is no longer sent, and the other still is, unchanged
   await card.getByRole('button', { name: 'Edit' }).click();
   await page.getByRole('button', { name: 'Remove X-Route' }).click();
+  const limitShown = await page.getByLabel(/^Rate limit/).inputValue();
+  if (limitShown !== '20') throw new Error(`the form shows the rate limit as ${limitShown}`);
+  await page.getByLabel(/^Rate limit/).fill('');
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('heading', { name: 'Edit endpoint' }).waitFor({ state: 'detached' });
   await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234' });
+  await card.getByText('Rate limit: none').waitFor();
   await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': undefined });
 
   // --- the receiver fails: the failure shows in the log; after recovery a resend succeeds

@@ -170,6 +170,8 @@ export interface Webhook {
   lastSuccessAt: string | null;
   /** custom headers sent with every delivery: name → value as every read shows it, masked ("…" and its last 4 characters) */
   headers: Record<string, string>;
+  /** deliveries per second across every worker; null: no limit */
+  rateLimit: number | null;
   createdAt: string;
   /** in the list only: attempts that ended in the last 24 h, and the successful ones */
   attempts24h?: number;

@@ -186,7 +186,7 @@ function stateOf(webhook: Webhook): string {
 
 /** The fields the endpoint form shows the API's messages beside (`events.0`, `headers.X-Key` included). */
 function isFormField(field: string): boolean {
-  return ['url', 'description', 'events', 'headers'].some(
+  return ['url', 'description', 'events', 'headers', 'rateLimit'].some(
     (name) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`),
   );
 }
@@ -210,6 +210,7 @@ function EndpointForm({
   const [description, setDescription] = useState(editing?.description ?? '');
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
   const [headerRows, setHeaderRows] = useState<HeaderRow[]>(rowsOf(editing?.headers));
+  const [rateLimit, setRateLimit] = useState(editing?.rateLimit?.toString() ?? '');
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const base = `/communities/${communityId}/webhooks`;
@@ -229,7 +230,9 @@ function EndpointForm({
         }
         try {
           // every row goes back, the untouched ones masked: the API keeps their stored values
-          const body = { url, description, events, headers: headers.headers };
+          // an empty box is no limit; anything else goes as typed, for the API to judge
+          const limit = rateLimit.trim() === '' ? null : Number(rateLimit);
+          const body = { url, description, events, headers: headers.headers, rateLimit: limit };
           const saved = editing
             ? await api<Webhook>(session, 'PATCH', `${base}/${editing.id}`, body)
             : await api<Webhook & { secret: string }>(session, 'POST', base, body);
@@ -290,6 +293,22 @@ function EndpointForm({
       </fieldset>
       <p id="events-error" class="field-error">
         {fields.events ?? Object.entries(fields).find(([f]) => f.startsWith('events'))?.[1]}
+      </p>
+      <label for="rate-limit">Rate limit (deliveries per second; empty for none)</label>
+      <input
+        id="rate-limit"
+        type="number"
+        min={1}
+        max={10000}
+        step={1}
+        inputMode="numeric"
+        value={rateLimit}
+        aria-invalid={!!fields.rateLimit}
+        aria-describedby="rate-limit-error"
+        onInput={(e) => setRateLimit(e.currentTarget.value)}
+      />
+      <p id="rate-limit-error" class="field-error">
+        {fields.rateLimit}
       </p>
       <HeadersEditor
         rows={headerRows}
@@ -579,8 +598,9 @@ function Endpoints({
             </div>
             <p>{w.description || <span class="muted">No description</span>}</p>
             <p class="muted">
-              Events: {w.events.join(', ')} · Failures in a row: {w.consecutiveFailures} · Success rate:{' '}
-              {rates[w.id] ?? '…'}
+              Events: {w.events.join(', ')} · Rate limit:{' '}
+              {w.rateLimit === null ? 'none' : `${w.rateLimit} per second`} · Failures in a row:{' '}
+              {w.consecutiveFailures} · Success rate: {rates[w.id] ?? '…'}
             </p>
             <HeadersList id={w.id} headers={w.headers} />
             <div class="row">

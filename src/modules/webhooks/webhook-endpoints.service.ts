@@ -79,6 +79,7 @@ export class WebhookEndpointsService {
         events: dto.events,
         description: dto.description ?? '',
         customHeaders,
+        rateLimit: dto.rateLimit ?? null,
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
       return { ...this.view(endpoint), secret };
@@ -102,6 +103,7 @@ export class WebhookEndpointsService {
         events: dto.events,
         description: dto.description,
         isActive: dto.isActive,
+        rateLimit: dto.rateLimit,
         customHeaders:
           dto.headers === undefined
             ? undefined

@@ -572,6 +572,8 @@ class WebhookListItem(TypedDict):
     #: the custom headers sent with every delivery: each name with its value masked ("…" and its
     #: last 4 characters, or "…" alone under 9)
     headers: Dict[str, str]
+    #: deliveries per second to this endpoint across every worker; null: no limit
+    rateLimit: Optional[int]
     #: attempts that ended (SUCCESS or FAILED) in the last 24 hours
     attempts24h: float
     #: of those, the successful ones
@@ -601,6 +603,8 @@ class CreatedWebhook(TypedDict):
     #: the custom headers sent with every delivery: each name with its value masked ("…" and its
     #: last 4 characters, or "…" alone under 9)
     headers: Dict[str, str]
+    #: deliveries per second to this endpoint across every worker; null: no limit
+    rateLimit: Optional[int]
     #: the signing secret (whsec_…), shown in this response only
     secret: str
     id: str
@@ -630,6 +634,9 @@ class CreateWebhook(CreateWebhookRequired, total=False):
     #: transfer-encoding, te, upgrade, keep-alive, trailer, proxy-*) are refused; values at most
     #: 1024 bytes, without CR, LF or NUL. Stored encrypted; reads show each value masked
     headers: Dict[str, str]
+    #: deliveries per second to this endpoint across every worker, 1–10000; null: no limit. A
+    #: delivery held back by it waits without counting as a failure; default: null
+    rateLimit: Optional[int]
     description: str
     #: community id or slug
     communityId: str
@@ -644,6 +651,8 @@ class Webhook(TypedDict):
     #: the custom headers sent with every delivery: each name with its value masked ("…" and its
     #: last 4 characters, or "…" alone under 9)
     headers: Dict[str, str]
+    #: deliveries per second to this endpoint across every worker; null: no limit
+    rateLimit: Optional[int]
     id: str
     communityId: str
     url: str
@@ -665,6 +674,9 @@ class UpdateWebhook(TypedDict, total=False):
     #: without CR, LF or NUL. Stored encrypted; reads show each value masked. A value sent back
     #: exactly as a read showed it (masked) keeps the stored value
     headers: Dict[str, str]
+    #: deliveries per second to this endpoint across every worker, 1–10000; null: no limit. A
+    #: delivery held back by it waits without counting as a failure; null removes the limit
+    rateLimit: Optional[int]
     url: str
     description: str
     #: false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and

@@ -17,6 +17,8 @@ export interface AttemptKey {
 export interface DeliveryJobData extends AttemptKey {
   outboxId: string;
   payload: EventBody;
+  /** the attempt was held back by its endpoint's rate limit and comes back at the time it was given */
+  heldBack?: true;
 }
 
 /**

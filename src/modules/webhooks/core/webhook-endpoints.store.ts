@@ -13,6 +13,8 @@ export interface EndpointState {
   last_success_at: Date | null;
   /** the custom headers to send, sealed (opened by the sender) */
   custom_headers: SealedHeaders | null;
+  /** deliveries per second across every worker; null: no limit */
+  rate_limit: number | null;
 }
 
 /** The endpoint columns a read route may show: the secret lives in another table and never here. */
@@ -29,6 +31,7 @@ export const WEBHOOK_SELECT = {
   lastSuccessAt: true,
   // sealed: the service shows each value masked, never this
   customHeaders: true,
+  rateLimit: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -86,7 +89,13 @@ export class WebhookEndpointsStore {
   create(
     tx: Tx,
     communityId: string,
-    data: { url: string; events: string[]; description: string; customHeaders?: SealedHeaders | null },
+    data: {
+      url: string;
+      events: string[];
+      description: string;
+      customHeaders?: SealedHeaders | null;
+      rateLimit?: number | null;
+    },
   ) {
     const { customHeaders, ...rest } = data;
     return tx.webhookEndpoint.create({
@@ -109,6 +118,8 @@ export class WebhookEndpointsStore {
       failingSince?: null;
       /** undefined: unchanged; null: no custom headers */
       customHeaders?: SealedHeaders | null;
+      /** undefined: unchanged; null: no limit */
+      rateLimit?: number | null;
     },
   ) {
     const { customHeaders, ...rest } = data;

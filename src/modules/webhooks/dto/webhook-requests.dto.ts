@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
@@ -20,10 +21,34 @@ import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.dto';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
-import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
+import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
 import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endpoint-headers';
 
 export const MAX_URL_LENGTH = 2048;
+/** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
+export const MIN_RATE_LIMIT = 1;
+export const MAX_RATE_LIMIT = 10_000;
+const RATE_LIMIT_RULES =
+  `deliveries per second to this endpoint across every worker, ${MIN_RATE_LIMIT}–${MAX_RATE_LIMIT}; null: no limit. ` +
+  'A delivery held back by it waits without counting as a failure';
+
+/** The `rateLimit` field: an integer in range, or null. */
+function RateLimitField(description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      type: 'integer',
+      nullable: true,
+      minimum: MIN_RATE_LIMIT,
+      maximum: MAX_RATE_LIMIT,
+      example: 50,
+      description,
+    }),
+    OptionalNullable(),
+    IsInt(),
+    Min(MIN_RATE_LIMIT),
+    Max(MAX_RATE_LIMIT),
+  );
+}
 
 /** What recover re-sends: events whose latest attempt failed, events a paused or disabled endpoint missed. */
 export const RECOVER_INCLUDES = ['failed', 'missed'] as const;
@@ -125,6 +150,9 @@ export class CreateWebhookDto extends TenantBodyDto {
   @OptionalNotNull()
   @IsObject()
   headers?: Record<string, string>;
+
+  @RateLimitField(`${RATE_LIMIT_RULES}; default: null`)
+  rateLimit?: number | null;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
@@ -158,6 +186,9 @@ export class UpdateWebhookDto extends TenantBodyDto {
   @OptionalNotNull()
   @IsObject()
   headers?: Record<string, string>;
+
+  @RateLimitField(`${RATE_LIMIT_RULES}; null removes the limit`)
+  rateLimit?: number | null;
 }
 
 /**

@@ -29,6 +29,9 @@ export class WebhookDto {
     example: { Authorization: '…71d3', 'X-Route': '…' },
   })
   headers: Record<string, string>;
+  /** deliveries per second to this endpoint across every worker; null: no limit */
+  @ApiProperty({ nullable: true, type: 'integer' })
+  rateLimit: number | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -143,7 +143,7 @@ export class DeliveryAttemptsStore {
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
              e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             e.custom_headers, ${SECRETS_VERSION} AS secrets_version
+             e.custom_headers, e.rate_limit, ${SECRETS_VERSION} AS secrets_version
       FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
       [
         keys.map((k) => k.communityId),
@@ -177,7 +177,7 @@ export class DeliveryAttemptsStore {
     const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH endpoint AS (
         SELECT id, community_id, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
-               custom_headers
+               custom_headers, rate_limit
         FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
       ), claimed AS (
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
@@ -196,7 +196,7 @@ export class DeliveryAttemptsStore {
         RETURNING id
       )
       SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             e.custom_headers, COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
+             e.custom_headers, e.rate_limit, COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
              (SELECT request_id FROM claimed) AS request_id,
              ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
       FROM endpoint e`;
@@ -263,6 +263,19 @@ export class DeliveryAttemptsStore {
       [items.map((u) => u.communityId), items.map((u) => u.id)],
     );
     return items.map(() => undefined);
+  }
+
+  /**
+   * A claimed attempt that its endpoint's rate limit holds back: unclaimed, due when it may start,
+   * so the log shows when it will go and the sweep leaves it alone until then.
+   */
+  async holdBack(id: string, communityId: string, waitMs: number): Promise<void> {
+    await this.prisma.pool.query(
+      `UPDATE webhook_deliveries SET started_at = NULL, updated_at = now(),
+              next_attempt_at = now() + make_interval(secs => $3::float8 / 1000)
+       WHERE community_id = $1::uuid AND id = $2::uuid AND status = 'PENDING'`,
+      [communityId, id, waitMs],
+    );
   }
 
   /** A queued attempt whose endpoint was paused, disabled or deleted meanwhile: its waiting row says so. */

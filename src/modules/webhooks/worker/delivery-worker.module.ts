@@ -14,6 +14,7 @@ import { DeliveryWorker } from './delivery-worker.service';
 import { deliveryProcessorProvider } from './delivery.processor';
 import { EndpointHealth } from './endpoint-health.service';
 import { EndpointSlots } from './endpoint-slots';
+import { EndpointRateLimits } from './endpoint-rate-limits';
 import { LocalDeliveries } from './local-deliveries';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxWakeups } from './outbox-wakeups';
@@ -48,6 +49,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     OutboxRetention,
     EndpointHealth,
     EndpointSlots,
+    EndpointRateLimits,
     deliveryProcessorProvider,
     LocalDeliveries,
     DeliveryWorker,

@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
-import type { Job, WorkerOptions } from 'bullmq';
+import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
 import { type AttemptClaim, DeliveryAttemptsStore } from './delivery-attempts.store';
 import { WebhookSender } from '../core/delivery/webhook-sender.service';
@@ -9,6 +9,7 @@ import { DeliveryQueue } from '../core/delivery-queue.service';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
 import { type EarlyWork, EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
+import { EndpointRateLimits } from './endpoint-rate-limits';
 import { queuePrefix } from '../../../redis/redis-client';
 import { workerConnection } from '../core/redis-connections';
 import { nextRetry } from './retry-policy';
@@ -16,6 +17,13 @@ import { WorkerMetrics } from './worker-metrics';
 
 /** Taken over this often at most; past that it fails (a job that kills its worker every time). */
 const MAX_STALLED_COUNT = 3;
+
+/**
+ * Sends an attempt held back by its endpoint's rate limit again after `waitMs`, at the start it was
+ * given (`heldBack`); resolves once it is scheduled, or throws BullMQ's DelayedError for a
+ * queued job, which BullMQ takes as "moved to delayed, not done, not failed".
+ */
+type ComeBack = (job: DeliveryJobData, waitMs: number) => Promise<void>;
 
 /**
  * One delivery attempt (a `@nestjs/bullmq` WorkerHost: BullMQ calls `process` per job): claim the
@@ -41,6 +49,7 @@ export class DeliveryProcessor extends WorkerHost {
     private readonly queue: DeliveryQueue,
     private readonly slots: EndpointSlots,
     private readonly metrics: WorkerMetrics,
+    private readonly rateLimits: EndpointRateLimits,
     config: AppConfig,
   ) {
     super();
@@ -51,7 +60,12 @@ export class DeliveryProcessor extends WorkerHost {
     const { early, claim } = this.earlyClaim(job.data);
     // fairness between endpoints (README.md in this directory): the attempt's request runs holding
     // one of its endpoint's slots until the target answered
-    return this.slots.run(job, token, (sent) => this.deliver(job.data, sent, claim()), early);
+    const comeBack: ComeBack = async (data, waitMs) => {
+      await job.updateData(data);
+      await job.moveToDelayed(Date.now() + waitMs, token);
+      throw new DelayedError();
+    };
+    return this.slots.run(job, token, (sent) => this.deliver(job.data, sent, claim(), comeBack), early);
   }
 
   /**
@@ -60,7 +74,8 @@ export class DeliveryProcessor extends WorkerHost {
    */
   runIfSlotFree(job: DeliveryJobData): Promise<boolean> {
     const { early, claim } = this.earlyClaim(job);
-    return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim()), early);
+    const comeBack: ComeBack = (data, waitMs) => this.queue.addDelayed(data, waitMs);
+    return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim(), comeBack), early);
   }
 
   /**
@@ -88,12 +103,14 @@ export class DeliveryProcessor extends WorkerHost {
 
   /**
    * `sent` is called once the target answered (or the request failed): the endpoint's slot is then
-   * free. `claimed` is the attempt's claim when process() started it already.
+   * free. `claimed` is the attempt's claim when process() started it already. `comeBack` schedules
+   * the attempt again when its endpoint's rate limit holds it back.
    */
   async deliver(
     job: DeliveryJobData,
     sent: () => void = () => undefined,
     claimed: Promise<AttemptClaim> = this.deliveries.claim(job),
+    comeBack: ComeBack = (data, waitMs) => this.queue.addDelayed(data, waitMs),
   ): Promise<void> {
     const { communityId, endpointId, messageId, eventType, attempt } = job;
     const claim = await claimed;
@@ -121,6 +138,18 @@ export class DeliveryProcessor extends WorkerHost {
       return;
     }
 
+    if (endpoint.rate_limit !== null) {
+      const waitMs = await this.rateLimits.take(endpointId, endpoint.rate_limit, job.heldBack === true);
+      if (waitMs > 0) {
+        // held back, not failed: the row waits (the log shows until when) and the slot is free again
+        await this.deliveries.holdBack(deliveryId, communityId, waitMs);
+        sent();
+        this.metrics.heldBack('rate_limit');
+        this.logger.debug({ msg: 'delivery attempt held back by its rate limit', ...fields, waitMs });
+        return comeBack({ ...job, heldBack: true }, waitMs);
+      }
+    }
+
     // the sender signs with the cached secrets: a copy older than the claim's version is read again
     await this.secrets.atLeast(communityId, endpointId, claim.secretsVersion);
     const result = await this.sender.send({
@@ -133,6 +162,16 @@ export class DeliveryProcessor extends WorkerHost {
       customHeaders: endpoint.custom_headers,
     });
     sent();
+    // on a rate-limited endpoint a 429's Retry-After holds back its other sends too, across workers;
+    // before the outcome is recorded, so that whoever sees the FAILED row sees the hold
+    if (result.status === 429 && result.retryAfterMs && endpoint.rate_limit !== null)
+      await this.rateLimits.hold(endpointId, result.retryAfterMs).catch((err: Error) =>
+        this.logger.warn({
+          msg: "could not hold the endpoint's sends for its 429",
+          ...fields,
+          error: err.message,
+        }),
+      );
 
     const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
     const recorded = await this.deliveries.finish(deliveryId, communityId, result, retry);
@@ -163,7 +202,9 @@ export class DeliveryProcessor extends WorkerHost {
     if (result.gone) return this.health.disableGone(communityId, endpointId);
     // auto-disable cancelled the retry row written above; otherwise queue it (the sweep covers a failed add)
     if (!retry || autoDisabled) return;
-    await this.queue.addDelayed({ ...job, attempt: retry.attempt }, retry.delayMs).catch((err: Error) =>
+    // the retry asks its endpoint's rate limit afresh: a start given to this attempt is spent
+    const { heldBack: _spent, ...retryJob } = job;
+    await this.queue.addDelayed({ ...retryJob, attempt: retry.attempt }, retry.delayMs).catch((err: Error) =>
       this.logger.warn({
         msg: 'retry not queued; the sweep will queue it when due',
         ...fields,
@@ -207,6 +248,7 @@ export const deliveryProcessorProvider = {
     DeliveryQueue,
     EndpointSlots,
     WorkerMetrics,
+    EndpointRateLimits,
     AppConfig,
   ],
   useFactory: (
@@ -217,6 +259,7 @@ export const deliveryProcessorProvider = {
     queue: DeliveryQueue,
     slots: EndpointSlots,
     metrics: WorkerMetrics,
+    rateLimits: EndpointRateLimits,
     config: AppConfig,
   ): DeliveryProcessor => {
     @Processor(DELIVERY_QUEUE, deliveryWorkerOptions(config))
@@ -229,6 +272,7 @@ export const deliveryProcessorProvider = {
       queue,
       slots,
       metrics,
+      rateLimits,
       config,
     );
   },

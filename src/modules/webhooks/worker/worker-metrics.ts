@@ -36,6 +36,7 @@ export class WorkerMetrics {
   private readonly logger = new Logger(WorkerMetrics.name);
   private readonly attempts: Counter<'outcome' | 'event_type'>;
   private readonly latency: Histogram<'attempt'>;
+  private readonly heldBackSends: Counter<'reason'>;
 
   constructor(
     { registry }: MetricsRegistry,
@@ -60,6 +61,13 @@ export class WorkerMetrics {
       labelNames: ['attempt'],
       // first attempts take milliseconds to seconds; retries follow the schedule up to about a day
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000, 108000],
+      registers,
+    });
+
+    this.heldBackSends = new Counter({
+      name: 'webhook_deliveries_held_back_total',
+      help: 'Delivery attempts made to wait instead of being sent (not failures), by reason: rate_limit',
+      labelNames: ['reason'],
       registers,
     });
 
@@ -125,6 +133,11 @@ export class WorkerMetrics {
   }
 
   /** One call from the processor when an attempt has been sent and recorded. */
+  /** An attempt waits instead of being sent: its endpoint's rate limit held it back. */
+  heldBack(reason: 'rate_limit'): void {
+    this.heldBackSends.inc({ reason });
+  }
+
   attemptFinished(job: DeliveryJobData, result: SendResult): void {
     this.attempts.inc({ outcome: attemptOutcome(result), event_type: job.eventType });
     // the body's timestamp is taken in the transaction that writes the outbox row
