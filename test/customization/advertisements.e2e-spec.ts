@@ -4,6 +4,7 @@ import { call } from '../utils/http';
 
 const HOUR = 3_600_000;
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+const IN_AN_HOUR = at(HOUR);
 
 function ad(overrides: Record<string, unknown> = {}) {
   return {
@@ -111,7 +112,8 @@ describe('advertisements (docs/product-decisions.md#7-resources)', () => {
 
     it.each([
       ['startsAt after endsAt', ad({ startsAt: at(HOUR), endsAt: at(-HOUR) }), 'endsAt'],
-      ['startsAt equal to endsAt', ad({ startsAt: at(HOUR), endsAt: at(HOUR) }), 'endsAt'],
+      // one instant for both: two calls of at() may fall in different milliseconds
+      ['startsAt equal to endsAt', ad({ startsAt: IN_AN_HOUR, endsAt: IN_AN_HOUR }), 'endsAt'],
       ['a non-http image URL', ad({ imageUrl: 'javascript:alert(1)' }), 'imageUrl'],
       ['a relative target URL', ad({ targetUrl: '/sale' }), 'targetUrl'],
       ['a bad date', ad({ startsAt: 'tomorrow' }), 'startsAt'],
