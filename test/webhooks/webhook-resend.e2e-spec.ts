@@ -3,6 +3,8 @@ import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { RequestedAttemptsStore } from '../../src/modules/webhooks/requested-attempts.store';
+import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
+import { SUPERSEDED_BY_RESEND } from '../../src/modules/webhooks/worker/delivery-attempts.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique, announceCommunityChange } from '../utils/factories';
 import { call } from '../utils/http';
@@ -121,6 +123,42 @@ describe('webhook resend and recover', () => {
         token: s.token,
       });
       expect(log.body.data.items[0]).toMatchObject({ id: res.body.data.id, attempt: 2, status: 'SUCCESS' });
+    });
+
+    it('closes the retry still waiting once the resend succeeded, saying why, so it never sends the message again', async () => {
+      const s = await setUp();
+      const { event, deliveryId } = await delivered(s);
+      // attempt 2 as the retry schedule leaves it: waiting, due in an hour
+      const waiting = await api.prisma.webhookDelivery.create({
+        data: {
+          communityId: s.community.id,
+          endpointId: s.endpointId,
+          messageId: event.id,
+          eventType: 'tweet.created',
+          attempt: 2,
+          nextAttemptAt: new Date(Date.now() + HOUR_MS),
+        },
+      });
+
+      const res = await call(api.app, 'POST', resendUrl(s, deliveryId), { token: s.token });
+      expect(res.body.data.attempt).toBe(3);
+      const rows = await settled(s.endpointId, event.id, 3);
+      expect(rows.map((r) => [r.attempt, r.status, r.error, r.nextAttemptAt])).toEqual([
+        [1, 'SUCCESS', null, null],
+        [2, 'FAILED', SUPERSEDED_BY_RESEND, null],
+        [3, 'SUCCESS', null, null],
+      ]);
+      // its job, when it runs, finds nothing to send
+      await worker.context.get(DeliveryProcessor).deliver({
+        communityId: s.community.id,
+        endpointId: s.endpointId,
+        messageId: event.id,
+        eventType: 'tweet.created',
+        attempt: waiting.attempt,
+        outboxId: '0',
+        payload: JSON.parse(receiver.at(s.path)[0].body),
+      });
+      expect(receiver.at(s.path).map((r) => r.headers['webhook-id'])).toEqual([event.id, event.id]);
     });
 
     it('with an Idempotency-Key, queues the attempt only once its row is committed (a worker must see it)', async () => {

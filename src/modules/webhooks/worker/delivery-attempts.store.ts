@@ -25,6 +25,9 @@ import type { NextAttempt } from './retry-policy';
  */
 
 /** The endpoint as the claim found it, and the claimed attempt when the endpoint still takes deliveries. */
+/** The error of a waiting retry closed unsent because a later attempt of its message succeeded. */
+export const SUPERSEDED_BY_RESEND = 'superseded by a successful resend';
+
 export interface AttemptClaim {
   endpoint: EndpointState | null;
   deliveryId: string | null;
@@ -263,6 +266,22 @@ export class DeliveryAttemptsStore {
       [items.map((u) => u.communityId), items.map((u) => u.id)],
     );
     return items.map(() => undefined);
+  }
+
+  /**
+   * A later attempt of the message succeeded on the endpoint (a resend): its earlier attempts still
+   * waiting are closed without being sent, saying why, so the receiver does not get the message again
+   * from its retry schedule. One already claimed (in flight) ends as it ends. Returns how many closed.
+   */
+  async closeSuperseded(key: Omit<AttemptKey, 'eventType'>): Promise<number> {
+    const { communityId, endpointId, messageId, attempt } = key;
+    const closed = await this.prisma.pool.query(
+      `UPDATE webhook_deliveries SET status = 'FAILED', error = $5, next_attempt_at = NULL, updated_at = now()
+       WHERE community_id = $1::uuid AND endpoint_id = $2::uuid AND message_id = $3 AND attempt < $4
+         AND status = 'PENDING' AND started_at IS NULL`,
+      [communityId, endpointId, messageId, attempt, SUPERSEDED_BY_RESEND],
+    );
+    return closed.rowCount ?? 0;
   }
 
   /**

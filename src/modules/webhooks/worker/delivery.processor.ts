@@ -193,6 +193,12 @@ export class DeliveryProcessor extends WorkerHost {
       this.logger.debug({ msg: 'delivery attempt', ...outcome });
       if (this.health.successNeedsRecording(endpoint))
         await this.health.recordSuccess(communityId, endpointId);
+      // only a resend succeeds above a retry still waiting: that retry must not send the message again
+      if (attempt > 1) {
+        const superseded = await this.deliveries.closeSuperseded(job);
+        if (superseded > 0)
+          this.logger.log({ msg: 'waiting retries closed: a resend succeeded', ...fields, superseded });
+      }
       return;
     }
     this.logger.log({ msg: 'delivery attempt', ...outcome });
