@@ -173,9 +173,14 @@ async function expectNoSidewaysScroll(page, what) {
 }
 
 const receiver = createServer((request, response) => {
-  request.resume();
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', () => {
-    received.push({ url: request.url, headers: request.headers });
+    received.push({
+      url: request.url,
+      headers: request.headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    });
     response.writeHead(failing ? 503 : 200, { 'content-type': 'application/json' });
     response.end(failing ? '{"error":"receiver is down for the test"}' : '{"ok":true}');
   });
@@ -333,11 +338,35 @@ try {
   await card.locator('tr[data-status="FAILED"]').first().getByRole('button', { name: 'Details' }).click();
   await page.screenshot({ path: join(shots, '05-delivery-log.png'), fullPage: true });
 
-  // --- pause and resume; the catalog and the snippets
+  // --- pause, miss two events, resume, and recover what was missed from the log's recover form
+  const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+  const pad = (n) => String(n).padStart(2, '0');
+  const localSince =
+    `${tenMinutesAgo.getFullYear()}-${pad(tenMinutesAgo.getMonth() + 1)}-${pad(tenMinutesAgo.getDate())}` +
+    `T${pad(tenMinutesAgo.getHours())}:${pad(tenMinutesAgo.getMinutes())}`;
   await card.getByRole('button', { name: 'Pause' }).click();
   await card.getByText('paused').waitFor();
+  for (const content of ['Missed while paused 1', 'Missed while paused 2'])
+    await apiCall('POST', '/sdk/tweets', undefined, { content }, demo.apiKey.key);
   await card.getByRole('button', { name: 'Resume' }).click();
   await card.getByText('active', { exact: true }).waitFor();
+  const beforeRecover = received.length;
+  if (!(await card.getByLabel('Recover failed since').isVisible()))
+    await card.getByRole('button', { name: 'Delivery log' }).click();
+  await card.getByLabel('Recover failed since').fill(localSince);
+  await card.getByLabel('and events missed while paused or disabled').check();
+  await card.getByRole('button', { name: 'Recover' }).click();
+  await card.getByRole('status').filter({ hasText: '2 event(s) queued again.' }).waitFor();
+  const missedSent = () =>
+    received
+      .slice(beforeRecover)
+      .filter((r) => r.body.includes('Missed while paused'))
+      .map((r) => r.body);
+  await waitFor(async () => missedSent().length >= 2, 'the two missed events');
+  for (const n of [1, 2])
+    if (missedSent().filter((body) => body.includes(`Missed while paused ${n}`)).length !== 1)
+      throw new Error(`missed event ${n} was not sent exactly once: ${missedSent().length} sent`);
+  await page.screenshot({ path: join(shots, '05a-recovered-missed.png'), fullPage: true });
   await page.getByRole('button', { name: 'Event catalog' }).click();
   await page.screenshot({ path: join(shots, '06-catalog.png'), fullPage: true });
   await page.getByRole('button', { name: 'Verify signatures' }).click();

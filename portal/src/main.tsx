@@ -377,6 +377,7 @@ function DeliveryLog({
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [since, setSince] = useState('');
+  const [includeMissed, setIncludeMissed] = useState(false);
   const [reload, setReload] = useState(0);
   const base = `/communities/${communityId}/webhooks/${webhook.id}`;
   useEffect(() => {
@@ -420,10 +421,24 @@ function DeliveryLog({
         onSubmit={(e) => {
           e.preventDefault();
           void act(async () => {
-            const result = await api<{ queued: number }>(session, 'POST', `${base}/recover`, {
-              since: new Date(since).toISOString(),
-            });
-            return `${result.queued} failed event(s) queued again.`;
+            const result = await api<{ queued: number; remaining: number; expired: number }>(
+              session,
+              'POST',
+              `${base}/recover`,
+              {
+                since: new Date(since).toISOString(),
+                ...(includeMissed ? { include: ['failed', 'missed'] } : {}),
+              },
+            );
+            return [
+              `${result.queued} event(s) queued again.`,
+              result.remaining > 0 ? `${result.remaining} more: recover again to queue them.` : '',
+              result.expired > 0
+                ? `${result.expired} missed event(s) are past retention and cannot be sent.`
+                : '',
+            ]
+              .filter(Boolean)
+              .join(' ');
           });
         }}
       >
@@ -435,6 +450,14 @@ function DeliveryLog({
           value={since}
           onInput={(e) => setSince(e.currentTarget.value)}
         />
+        <label class="check">
+          <input
+            type="checkbox"
+            checked={includeMissed}
+            onChange={(e) => setIncludeMissed(e.currentTarget.checked)}
+          />
+          <span>and events missed while paused or disabled</span>
+        </label>
         <button type="submit">Recover</button>
       </form>
       <Alert error={error} />
