@@ -66,13 +66,11 @@ export class DeliveryWorker {
     const worker = this.processor.worker;
     const timeoutMs = this.config.workerShutdownTimeoutMs;
     const running = this.running;
-    if (
-      await settledWithin(
-        worker.close().then(() => running),
-        timeoutMs,
-      )
-    )
-      return;
+    const drained = await settledWithin(
+      worker.close().then(() => running),
+      timeoutMs,
+    );
+    if (drained) return;
     // Not retried with close(true): BullMQ hands back the close already under way, and that one can
     // wait for ever. ioredis emits no 'end' for a connection closed while it waits to reconnect (Redis
     // down), and BullMQ's close waits for that 'end' (taskforcesh/bullmq#4656). Whatever is still in

@@ -74,8 +74,7 @@ export class DeliveryProcessor extends WorkerHost {
    */
   runIfSlotFree(job: DeliveryJobData): Promise<boolean> {
     const { early, claim } = this.earlyClaim(job);
-    const comeBack: ComeBack = (data, waitMs) => this.queue.addDelayed(data, waitMs);
-    return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim(), comeBack), early);
+    return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim()), early);
   }
 
   /**
@@ -104,7 +103,8 @@ export class DeliveryProcessor extends WorkerHost {
   /**
    * `sent` is called once the target answered (or the request failed): the endpoint's slot is then
    * free. `claimed` is the attempt's claim when process() started it already. `comeBack` schedules
-   * the attempt again when its endpoint's rate limit holds it back.
+   * the attempt again when its endpoint's rate limit holds it back: by default as a delayed job, for
+   * an attempt run without one (LocalDeliveries).
    */
   async deliver(
     job: DeliveryJobData,
