@@ -81,6 +81,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         'an attempt is claimed in the statement that reads its endpoint and secrets',
       'src/modules/webhooks/delivery-log.store.ts':
         "the log's page tells an unknown endpoint from an empty log in one statement",
+      'src/modules/webhooks/worker/delivery-sweep.store.ts':
+        "the sweep re-queues only the head of a FIFO endpoint's queue, in the statement that pages the due attempts",
     },
   },
   webhook_secrets: {

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
-import { WebhookEndpointsStore } from './core/webhook-endpoints.store';
+import { type EndpointOrdering, WebhookEndpointsStore } from './core/webhook-endpoints.store';
 import { DeliveryLogStore } from './delivery-log.store';
 import { WEBHOOK_DNS_LOOKUP } from './core/delivery/webhook-sender.service';
 import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './core/delivery/url-safety';
@@ -80,6 +80,7 @@ export class WebhookEndpointsService {
         description: dto.description ?? '',
         customHeaders,
         rateLimit: dto.rateLimit ?? null,
+        ordering: dto.ordering,
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
       return { ...this.view(endpoint), secret };
@@ -104,6 +105,7 @@ export class WebhookEndpointsService {
         description: dto.description,
         isActive: dto.isActive,
         rateLimit: dto.rateLimit,
+        ordering: dto.ordering,
         customHeaders:
           dto.headers === undefined
             ? undefined
@@ -120,11 +122,16 @@ export class WebhookEndpointsService {
   }
 
   /** The endpoint as reads show it: its sealed headers become names with masked values. */
-  private view<T extends { customHeaders: unknown }>(
+  private view<T extends { customHeaders: unknown; ordering: string }>(
     endpoint: T,
-  ): Omit<T, 'customHeaders'> & { headers: CustomHeaders } {
-    const { customHeaders, ...rest } = endpoint;
-    return { ...rest, headers: this.secrets.maskedHeaders(customHeaders as SealedHeaders | null) };
+  ): Omit<T, 'customHeaders' | 'ordering'> & { headers: CustomHeaders; ordering: EndpointOrdering } {
+    const { customHeaders, ordering, ...rest } = endpoint;
+    return {
+      ...rest,
+      // the column's CHECK constraint allows these values only
+      ordering: ordering as EndpointOrdering,
+      headers: this.secrets.maskedHeaders(customHeaders as SealedHeaders | null),
+    };
   }
 
   /** Removes the endpoint; its secrets and delivery log go with it (foreign keys cascade). */

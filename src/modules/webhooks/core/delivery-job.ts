@@ -19,6 +19,11 @@ export interface DeliveryJobData extends AttemptKey {
   payload: EventBody;
   /** the attempt was held back by its endpoint's rate limit and comes back at the time it was given */
   heldBack?: true;
+  /**
+   * the endpoint was FIFO when the job was made: the job asks for its endpoint's queue head
+   * (whichever attempt that is) instead of claiming this attempt, and holds no endpoint slot
+   */
+  fifo?: true;
 }
 
 /**

@@ -15,7 +15,13 @@ export interface EndpointState {
   custom_headers: SealedHeaders | null;
   /** deliveries per second across every worker; null: no limit */
   rate_limit: number | null;
+  /** 'fifo': one attempt in flight, in queue order, claimed through the FIFO head; 'unordered' otherwise */
+  ordering: EndpointOrdering;
 }
+
+/** How an endpoint's deliveries go out (docs/api.md#webhooks, "Ordering"). */
+export const ENDPOINT_ORDERINGS = ['unordered', 'fifo'] as const;
+export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
 
 /** The endpoint columns a read route may show: the secret lives in another table and never here. */
 export const WEBHOOK_SELECT = {
@@ -32,6 +38,7 @@ export const WEBHOOK_SELECT = {
   // sealed: the service shows each value masked, never this
   customHeaders: true,
   rateLimit: true,
+  ordering: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -95,6 +102,7 @@ export class WebhookEndpointsStore {
       description: string;
       customHeaders?: SealedHeaders | null;
       rateLimit?: number | null;
+      ordering?: EndpointOrdering;
     },
   ) {
     const { customHeaders, ...rest } = data;
@@ -120,12 +128,18 @@ export class WebhookEndpointsStore {
       customHeaders?: SealedHeaders | null;
       /** undefined: unchanged; null: no limit */
       rateLimit?: number | null;
+      /** a switch to 'fifo' forgets the last FIFO claim: the first one after it waits for what is in flight */
+      ordering?: EndpointOrdering;
     },
   ) {
     const { customHeaders, ...rest } = data;
     return tx.webhookEndpoint.update({
       where: { communityId_id: { communityId, id } },
-      data: { ...rest, ...(customHeaders === undefined ? {} : { customHeaders: jsonOrNull(customHeaders) }) },
+      data: {
+        ...rest,
+        ...(customHeaders === undefined ? {} : { customHeaders: jsonOrNull(customHeaders) }),
+        ...(data.ordering === 'fifo' ? { fifoClaim: null } : {}),
+      },
       select: WEBHOOK_SELECT,
     });
   }

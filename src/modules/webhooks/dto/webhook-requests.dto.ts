@@ -22,6 +22,7 @@ import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.dto';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
 import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
+import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
 import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endpoint-headers';
 
 export const MAX_URL_LENGTH = 2048;
@@ -47,6 +48,20 @@ function RateLimitField(description: string): PropertyDecorator {
     IsInt(),
     Min(MIN_RATE_LIMIT),
     Max(MAX_RATE_LIMIT),
+  );
+}
+
+const ORDERING_RULES =
+  '"unordered": deliveries go out in parallel, in any order; "fifo": one at a time across every worker, in the ' +
+  'order their events were committed, a failing delivery holding back the ones behind it until it succeeds or ' +
+  'runs out of retries';
+
+/** The `ordering` field: one of ENDPOINT_ORDERINGS. */
+function OrderingField(description: string): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ enum: ENDPOINT_ORDERINGS, example: 'fifo', description }),
+    OptionalNotNull(),
+    IsIn(ENDPOINT_ORDERINGS, { message: `ordering must be one of: ${ENDPOINT_ORDERINGS.join(', ')}` }),
   );
 }
 
@@ -153,6 +168,9 @@ export class CreateWebhookDto extends TenantBodyDto {
 
   @RateLimitField(`${RATE_LIMIT_RULES}; default: null`)
   rateLimit?: number | null;
+
+  @OrderingField(`${ORDERING_RULES}; default: "unordered"`)
+  ordering?: EndpointOrdering;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
@@ -189,6 +207,9 @@ export class UpdateWebhookDto extends TenantBodyDto {
 
   @RateLimitField(`${RATE_LIMIT_RULES}; null removes the limit`)
   rateLimit?: number | null;
+
+  @OrderingField(`${ORDERING_RULES}. Safe to switch at any time: nothing queued is lost or sent twice`)
+  ordering?: EndpointOrdering;
 }
 
 /**

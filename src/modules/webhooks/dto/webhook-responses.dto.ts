@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { ErrorBodyDto } from '../../../common/http/api-docs';
 import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalog';
+import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
 
 /** A webhook endpoint as every read route shows it: never its secret. */
 export class WebhookDto {
@@ -32,6 +33,9 @@ export class WebhookDto {
   /** deliveries per second to this endpoint across every worker; null: no limit */
   @ApiProperty({ nullable: true, type: 'integer' })
   rateLimit: number | null;
+  /** "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel */
+  @ApiProperty({ enum: ENDPOINT_ORDERINGS })
+  ordering: EndpointOrdering;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -4,7 +4,8 @@ import { GroupCommit } from '../../../common/batching/group-commit';
 import { Prisma } from '../../../generated/prisma/client';
 import { PrismaService, type Tx } from '../../../prisma/prisma.service';
 import type { SendResult } from '../core/delivery/webhook-sender.service';
-import type { AttemptKey } from '../core/delivery-job';
+import type { AttemptKey, DeliveryJobData } from '../core/delivery-job';
+import type { EventBody } from '../../events/event-body';
 import type { EndpointState } from '../core/webhook-endpoints.store';
 import type { NextAttempt } from './retry-policy';
 
@@ -58,6 +59,36 @@ interface BatchClaimRow extends ClaimRow {
   endpoint_id: string;
   message_id: string;
   attempt: number;
+}
+
+/**
+ * What claiming a FIFO endpoint's head found (webhook_claim_fifo_head, in the migration
+ * endpoint_fifo_ordering): `claimed` with the head's attempt (its event body null when no longer
+ * stored), or why nothing was claimed: an attempt in flight (`busy`), a head not due yet
+ * (`waiting`), nothing waiting (`empty`), an endpoint that is no longer FIFO (`unordered`), paused
+ * or disabled (`inactive`), or deleted (`gone`).
+ */
+export type FifoHead =
+  | {
+      outcome: 'claimed';
+      claim: AttemptClaim;
+      job: Omit<DeliveryJobData, 'payload'> & { payload: EventBody | null };
+    }
+  | {
+      outcome: 'busy' | 'waiting' | 'empty' | 'unordered' | 'inactive' | 'gone';
+      endpoint: EndpointState | null;
+    };
+
+interface FifoHeadRow extends EndpointState {
+  outcome: FifoHead['outcome'];
+  delivery_id: string | null;
+  message_id: string | null;
+  event_type: string | null;
+  attempt: number | null;
+  request_id: string | null;
+  outbox_id: string | null;
+  payload: EventBody | null;
+  secrets_version: number | null;
 }
 
 /** A claimed attempt's outcome, to close its row (and write its retry, if any). */
@@ -137,7 +168,7 @@ export class DeliveryAttemptsStore {
         JOIN webhook_endpoints e ON e.community_id = w.community_id AND e.id = w.endpoint_id
         JOIN webhook_deliveries d
           ON d.endpoint_id = w.endpoint_id AND d.message_id = w.message_id AND d.attempt = w.attempt
-        WHERE e.is_active AND e.disabled_at IS NULL
+        WHERE e.is_active AND e.disabled_at IS NULL AND e.ordering = 'unordered'
         FOR UPDATE OF d SKIP LOCKED
       ), claimed AS (
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
@@ -146,7 +177,7 @@ export class DeliveryAttemptsStore {
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
              e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             e.custom_headers, e.rate_limit, ${SECRETS_VERSION} AS secrets_version
+             e.custom_headers, e.rate_limit, e.ordering, ${SECRETS_VERSION} AS secrets_version
       FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
       [
         keys.map((k) => k.communityId),
@@ -180,12 +211,13 @@ export class DeliveryAttemptsStore {
     const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH endpoint AS (
         SELECT id, community_id, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
-               custom_headers, rate_limit
+               custom_headers, rate_limit, ordering
         FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
       ), claimed AS (
+        -- a FIFO endpoint's attempts are claimed only as its queue's head (claimFifoHead)
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
         FROM endpoint e
-        WHERE e.is_active AND e.disabled_at IS NULL
+        WHERE e.is_active AND e.disabled_at IS NULL AND e.ordering = 'unordered'
           AND d.id = (SELECT id FROM webhook_deliveries
                       WHERE endpoint_id = e.id AND message_id = ${messageId} AND attempt = ${attempt})
           AND d.status = 'PENDING' AND d.started_at IS NULL
@@ -194,12 +226,14 @@ export class DeliveryAttemptsStore {
         INSERT INTO webhook_deliveries
           (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, started_at, updated_at)
         SELECT ${randomUUID()}::uuid, community_id, id, ${messageId}, ${eventType}, ${attempt}, 'PENDING', now(), now(), now()
-        FROM endpoint WHERE is_active AND disabled_at IS NULL AND NOT EXISTS (SELECT 1 FROM claimed)
+        FROM endpoint WHERE is_active AND disabled_at IS NULL AND ordering = 'unordered'
+          AND NOT EXISTS (SELECT 1 FROM claimed)
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
         RETURNING id
       )
       SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             e.custom_headers, e.rate_limit, COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
+             e.custom_headers, e.rate_limit, e.ordering,
+             COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
              (SELECT request_id FROM claimed) AS request_id,
              ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
       FROM endpoint e`;
@@ -207,6 +241,60 @@ export class DeliveryAttemptsStore {
     if (!row) return { endpoint: null, deliveryId: null, requestId: null, secretsVersion: null };
     const { delivery_id, request_id, secrets_version, ...endpoint } = row;
     return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
+  }
+
+  /**
+   * Claims the head of a FIFO endpoint's queue (its waiting attempt with the lowest place) when no
+   * attempt of the endpoint is in flight and the head is due, and reads the endpoint and the head's
+   * event body: one call of the function webhook_claim_fifo_head, which takes an advisory lock on
+   * the endpoint for its transaction, so every worker's claims of one endpoint go one after another.
+   * A failing head blocks the queue: its retry keeps its place and is `waiting` until due.
+   */
+  async claimFifoHead(communityId: string, endpointId: string): Promise<FifoHead> {
+    const { rows } = await this.prisma.pool.query<FifoHeadRow>({
+      name: this.prisma.statementName('claim-fifo-head'),
+      text: `SELECT outcome, delivery_id, message_id, event_type, attempt, request_id, outbox_id::text, payload,
+                    url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
+                    custom_headers, rate_limit, ordering, secrets_version
+             FROM webhook_claim_fifo_head($1::uuid, $2::uuid)`,
+      values: [communityId, endpointId],
+    });
+    const {
+      outcome,
+      delivery_id,
+      message_id,
+      event_type,
+      attempt,
+      request_id,
+      outbox_id,
+      payload,
+      secrets_version,
+      ...endpoint
+    } = rows[0];
+    if (outcome !== 'claimed') return { outcome, endpoint: outcome === 'gone' ? null : endpoint };
+    return {
+      outcome,
+      claim: { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version },
+      job: {
+        communityId,
+        endpointId,
+        messageId: message_id!,
+        eventType: event_type!,
+        attempt: attempt!,
+        outboxId: outbox_id ?? '',
+        payload,
+        fifo: true,
+      },
+    };
+  }
+
+  /** Closes a claimed attempt that cannot be sent (its event body is gone), saying why. */
+  async failClaimed(id: string, communityId: string, reason: string): Promise<void> {
+    await this.prisma.pool.query(
+      `UPDATE webhook_deliveries SET status = 'FAILED', error = $3, next_attempt_at = NULL, updated_at = now()
+       WHERE community_id = $1::uuid AND id = $2::uuid AND status = 'PENDING'`,
+      [communityId, id, reason],
+    );
   }
 
   /**
@@ -235,12 +323,15 @@ export class DeliveryAttemptsStore {
             duration_ms = o.duration_ms, error = o.error, next_attempt_at = NULL, updated_at = now()
         FROM outcome o
         WHERE d.community_id = o.community_id AND d.id = o.id AND d.status = 'PENDING'
-        RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, o.next_attempt, o.delay_ms
+        RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, d.queue_position,
+                  o.next_attempt, o.delay_ms
       ), retry AS (
+        -- the retry keeps its attempt's place in the endpoint's queue (a FIFO endpoint's head stays its head)
         INSERT INTO webhook_deliveries
-          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
+           queue_position, updated_at)
         SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, next_attempt, 'PENDING',
-               now() + delay_ms * interval '1 millisecond', request_id, now()
+               now() + delay_ms * interval '1 millisecond', request_id, queue_position, now()
         FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       )

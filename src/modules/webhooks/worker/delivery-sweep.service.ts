@@ -173,5 +173,6 @@ function toJob(due: DueAttempt): DeliveryJobData {
     attempt: due.attempt,
     outboxId: due.outboxId ?? '',
     payload: due.payload!,
+    ...(due.fifo ? { fifo: true as const } : {}),
   };
 }

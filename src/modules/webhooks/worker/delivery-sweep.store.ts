@@ -11,6 +11,8 @@ export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
 export interface AbandonedAttempt extends AttemptKey {
   id: string;
   requestId: string | null;
+  /** its place in the endpoint's queue, which its retry keeps */
+  queuePosition: string | null;
 }
 
 /** A due, unclaimed attempt with what its queue job needs. */
@@ -19,6 +21,8 @@ export interface DueAttempt extends AttemptKey {
   nextAttemptAt: Date;
   outboxId: string | null;
   payload: EventBody | null;
+  /** the endpoint is FIFO (the attempt is its queue's head) */
+  fifo: boolean;
 }
 
 /** An attempt row's key columns as the sweep's raw SQL returns them. */
@@ -64,7 +68,9 @@ export class DeliverySweepStore {
    * the heap, a cost the sweep pays once per interval instead of every claim paying index writes.
    */
   async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
-    const rows = await tx.$queryRaw<(AttemptRow & { request_id: string | null })[]>`
+    const rows = await tx.$queryRaw<
+      (AttemptRow & { request_id: string | null; queue_position: string | null })[]
+    >`
       WITH stale AS (
         SELECT id FROM webhook_deliveries
         WHERE status = 'PENDING' AND started_at IS NOT NULL
@@ -75,8 +81,9 @@ export class DeliverySweepStore {
       UPDATE webhook_deliveries d
       SET status = 'FAILED', error = ${OUTCOME_UNKNOWN}, next_attempt_at = NULL, updated_at = now()
       FROM stale WHERE d.id = stale.id AND d.status = 'PENDING'
-      RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id`;
-    return rows.map((r) => ({ ...attemptOf(r), requestId: r.request_id }));
+      RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id,
+                d.queue_position::text`;
+    return rows.map((r) => ({ ...attemptOf(r), requestId: r.request_id, queuePosition: r.queue_position }));
   }
 
   /** Writes the next attempts of closed ones, PENDING and due after their delay (unique per attempt). */
@@ -84,14 +91,16 @@ export class DeliverySweepStore {
     if (retries.length === 0) return;
     await tx.$executeRaw`
       INSERT INTO webhook_deliveries
-        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
+         queue_position, updated_at)
       SELECT gen_random_uuid(), r.community_id, r.endpoint_id, r.message_id, r.event_type, r.attempt, 'PENDING',
-             now() + r.delay_ms * interval '1 millisecond', r.request_id, now()
+             now() + r.delay_ms * interval '1 millisecond', r.request_id,
+             COALESCE(r.queue_position, nextval('outbox_events_id_seq')), now()
       FROM unnest(${retries.map((r) => r.of.communityId)}::uuid[], ${retries.map((r) => r.of.endpointId)}::uuid[],
                   ${retries.map((r) => r.of.messageId)}::text[], ${retries.map((r) => r.of.eventType)}::text[],
                   ${retries.map((r) => r.next.attempt)}::int[], ${retries.map((r) => r.next.delayMs)}::bigint[],
-                  ${retries.map((r) => r.of.requestId)}::text[])
-        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id)
+                  ${retries.map((r) => r.of.requestId)}::text[], ${retries.map((r) => r.of.queuePosition)}::bigint[])
+        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id, queue_position)
       ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING`;
   }
 
@@ -103,14 +112,24 @@ export class DeliverySweepStore {
     const afterAt = after?.at ?? new Date(0);
     const afterId = after?.id ?? '00000000-0000-0000-0000-000000000000';
     const rows = await tx.$queryRaw<
-      (AttemptRow & { next_attempt_at: Date; outbox_id: bigint | null; payload: EventBody | null })[]
+      (AttemptRow & {
+        next_attempt_at: Date;
+        outbox_id: bigint | null;
+        payload: EventBody | null;
+        fifo: boolean;
+      })[]
     >`
       SELECT d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.next_attempt_at,
-             o.id AS outbox_id, o.payload
+             o.id AS outbox_id, o.payload, e.ordering = 'fifo' AS fifo
       FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
       LEFT JOIN outbox_events o ON o.message_id = d.message_id
       WHERE d.status = 'PENDING' AND d.started_at IS NULL AND d.next_attempt_at <= now()
         AND (d.next_attempt_at, d.id) > (${afterAt}, ${afterId}::uuid)
+        -- of a FIFO endpoint's queue only the head: its job sends the rest in order, one after another
+        AND (e.ordering = 'unordered' OR d.id = (
+          SELECT h.id FROM webhook_deliveries h WHERE h.endpoint_id = d.endpoint_id AND h.status = 'PENDING'
+          ORDER BY h.queue_position, h.id LIMIT 1))
       ORDER BY d.next_attempt_at, d.id
       LIMIT ${limit}`;
     return rows.map((r) => ({
@@ -118,6 +137,7 @@ export class DeliverySweepStore {
       nextAttemptAt: r.next_attempt_at,
       outboxId: r.outbox_id === null ? null : r.outbox_id.toString(),
       payload: r.payload,
+      fifo: r.fifo,
     }));
   }
 

@@ -63,6 +63,7 @@ export class DeliveryWorker {
   }
 
   private async drain(): Promise<void> {
+    this.processor.stopTakingWork();
     const worker = this.processor.worker;
     const timeoutMs = this.config.workerShutdownTimeoutMs;
     const running = this.running;

@@ -14,6 +14,7 @@ import { queuePrefix } from '../../../redis/redis-client';
 import { workerConnection } from '../core/redis-connections';
 import { nextRetry } from './retry-policy';
 import { WorkerMetrics } from './worker-metrics';
+import { BODY_GONE } from './delivery-sweep.service';
 
 /** Taken over this often at most; past that it fails (a job that kills its worker every time). */
 const MAX_STALLED_COUNT = 3;
@@ -40,6 +41,13 @@ type ComeBack = (job: DeliveryJobData, waitMs: number) => Promise<void>;
 export class DeliveryProcessor extends WorkerHost {
   private readonly logger = new Logger(DeliveryProcessor.name);
   private readonly scheduleMs: number[];
+  /**
+   * The FIFO endpoints this worker is sending the queue of now; `again` is set by a request that
+   * arrived meanwhile, so the sender looks once more before it stops instead of two running here.
+   */
+  private readonly fifoSenders = new Map<string, { again: boolean }>();
+  /** Set when the worker stops: a FIFO sender finishes its attempt and claims no next one. */
+  private stopping = false;
 
   constructor(
     private readonly deliveries: DeliveryAttemptsStore,
@@ -56,23 +64,88 @@ export class DeliveryProcessor extends WorkerHost {
     this.scheduleMs = config.webhookRetryScheduleMs;
   }
 
-  process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
-    const { early, claim } = this.earlyClaim(job.data);
-    // fairness between endpoints (README.md in this directory): the attempt's request runs holding
-    // one of its endpoint's slots until the target answered
+  async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
     const comeBack: ComeBack = async (data, waitMs) => {
       await job.updateData(data);
       await job.moveToDelayed(Date.now() + waitMs, token);
       throw new DelayedError();
     };
+    // a FIFO endpoint's job asks for its queue's head and holds no slot; one whose endpoint became
+    // unordered since is an attempt like any other
+    if (job.data.fifo && (await this.sendFifo(job.data, comeBack)) !== 'unordered') return;
+    const { early, claim } = this.earlyClaim(job.data);
+    // fairness between endpoints (README.md in this directory): the attempt's request runs holding
+    // one of its endpoint's slots until the target answered
     return this.slots.run(job, token, (sent) => this.deliver(job.data, sent, claim(), comeBack), early);
+  }
+
+  /** The worker is stopping: FIFO senders claim no further attempt (see fifoSenders). */
+  stopTakingWork(): void {
+    this.stopping = true;
+  }
+
+  /**
+   * Sends a FIFO endpoint's queue (docs/api.md#webhooks, "Ordering") from its head, one attempt at a
+   * time, while heads are due and nothing else of the endpoint is in flight: PostgreSQL picks each
+   * head and allows one claim at a time across every worker (claimFifoHead), so this only has to
+   * ask again after each attempt. Returns at once when this worker already sends that queue, when
+   * the head is in flight elsewhere or not due (a failing head's retry job, or the sweep, asks again
+   * when it is). Resolves 'unordered' when the endpoint is not FIFO (any more).
+   */
+  async sendFifo(
+    request: Pick<DeliveryJobData, 'communityId' | 'endpointId'> & Partial<DeliveryJobData>,
+    comeBack?: ComeBack,
+  ): Promise<'sent' | 'unordered'> {
+    const { communityId, endpointId } = request;
+    const running = this.fifoSenders.get(endpointId);
+    if (running) {
+      running.again = true;
+      return 'sent';
+    }
+    const sender = { again: true };
+    this.fifoSenders.set(endpointId, sender);
+    try {
+      while (sender.again && !this.stopping) {
+        sender.again = false;
+        for (;;) {
+          if (this.stopping) break;
+          const head = await this.deliveries.claimFifoHead(communityId, endpointId);
+          if (head.outcome === 'unordered') return 'unordered';
+          if (head.outcome === 'inactive' && head.endpoint) {
+            // like an unordered endpoint's queued attempts: a paused or disabled endpoint gets nothing more
+            const reason = head.endpoint.disabled_at ? 'endpoint disabled' : 'endpoint paused';
+            await this.deliveries.cancelWaiting(communityId, endpointId, reason);
+            this.logger.log({ msg: 'FIFO queue cancelled', communityId, endpointId, error: reason });
+          }
+          if (head.outcome !== 'claimed') break;
+          const { claim, job } = head;
+          if (job.payload === null) {
+            await this.deliveries.failClaimed(claim.deliveryId!, communityId, BODY_GONE);
+            continue;
+          }
+          // a head held back by the rate limit comes back with the start it was given
+          const heldBack =
+            request.heldBack && request.messageId === job.messageId && request.attempt === job.attempt;
+          await this.deliver(
+            { ...job, payload: job.payload, ...(heldBack ? { heldBack: true as const } : {}) },
+            undefined,
+            Promise.resolve(claim),
+            comeBack,
+          );
+        }
+      }
+    } finally {
+      this.fifoSenders.delete(endpointId);
+    }
+    return 'sent';
   }
 
   /**
    * Runs an attempt this worker relayed itself, without its queue job, when a slot of its endpoint
    * is free right now (LocalDeliveries); false when none was and nothing was sent: queue it.
    */
-  runIfSlotFree(job: DeliveryJobData): Promise<boolean> {
+  async runIfSlotFree(job: DeliveryJobData): Promise<boolean> {
+    if (job.fifo && (await this.sendFifo(job)) !== 'unordered') return true;
     const { early, claim } = this.earlyClaim(job);
     return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim()), early);
   }
@@ -116,6 +189,12 @@ export class DeliveryProcessor extends WorkerHost {
     const claim = await claimed;
     const { endpoint, deliveryId, requestId } = claim;
     const fields = { messageId, endpointId, communityId, attempt, requestId };
+    if (endpoint?.ordering === 'fifo' && !deliveryId && endpoint.is_active && !endpoint.disabled_at) {
+      // the endpoint became FIFO after this attempt was queued: it goes out as its queue's head
+      sent();
+      await this.sendFifo(job, comeBack);
+      return;
+    }
     if (!endpoint || !deliveryId) {
       if (endpoint && (!endpoint.is_active || endpoint.disabled_at)) {
         // a paused or disabled endpoint gets nothing more; its waiting row says why
@@ -209,6 +288,7 @@ export class DeliveryProcessor extends WorkerHost {
     // auto-disable cancelled the retry row written above; otherwise queue it (the sweep covers a failed add)
     if (!retry || autoDisabled) return;
     // the retry asks its endpoint's rate limit afresh: a start given to this attempt is spent
+    // (a FIFO endpoint's retry job asks for its queue's head when due, which is this retry)
     const { heldBack: _spent, ...retryJob } = job;
     await this.queue.addDelayed({ ...retryJob, attempt: retry.attempt }, retry.delayMs).catch((err: Error) =>
       this.logger.warn({

@@ -132,7 +132,7 @@ export class OutboxRelay {
 /** One job per (event, subscribed endpoint), in outbox id order; the events' bodies are shared, not copied. */
 function deliveryJobs(events: RelayedEvent[]): DeliveryJobData[] {
   return events.flatMap((event) =>
-    event.endpointIds.map((endpointId) => ({
+    event.endpointIds.map((endpointId): DeliveryJobData => ({
       communityId: event.communityId,
       endpointId,
       messageId: event.messageId,
@@ -140,6 +140,7 @@ function deliveryJobs(events: RelayedEvent[]): DeliveryJobData[] {
       attempt: 1,
       outboxId: event.outboxId,
       payload: event.payload,
+      ...(event.fifoEndpointIds.includes(endpointId) ? { fifo: true as const } : {}),
     })),
   );
 }

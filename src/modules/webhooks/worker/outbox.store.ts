@@ -10,6 +10,8 @@ export interface RelayedEvent {
   eventType: string;
   payload: EventBody;
   endpointIds: string[];
+  /** those of endpointIds that are FIFO: their jobs ask for their queue's head */
+  fifoEndpointIds: string[];
 }
 
 /** How much one relay statement takes: outbox rows locked, and the attempts after which it stops taking rows. */
@@ -45,7 +47,8 @@ export class WorkerOutboxStore {
    *    its type (an operational event's subject excepted);
    * 3. keeps rows in id order while the attempts so far stay within `attempts` (always the first
    *    row, however wide its fan-out); the others stay unrelayed for the next batch;
-   * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id (a pair that
+   * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id and its outbox id
+   *    as its place in the endpoint's queue (the order a FIFO endpoint sends in; a pair that
    *    already has its row keeps it), and marks the kept rows relayed, in the same commit;
    * 5. records each kept row as missed by the community's endpoints subscribed to its type that are
    *    paused or auto-disabled (`webhook_missed_events`, the same subject rule), for recover's
@@ -76,6 +79,7 @@ export class WorkerOutboxStore {
         ), fanned AS MATERIALIZED (
           SELECT l.id,
                  coalesce(array_agg(e.id::text ORDER BY e.created_at, e.id) FILTER (WHERE e.id IS NOT NULL), '{}') AS endpoint_ids,
+                 coalesce(array_agg(e.id::text) FILTER (WHERE e.ordering = 'fifo'), '{}') AS fifo_endpoint_ids,
                  count(e.id) AS attempts
           FROM locked l
           LEFT JOIN webhook_endpoints e
@@ -85,15 +89,17 @@ export class WorkerOutboxStore {
                AND NOT (l.event_type LIKE 'webhook.%' AND e.id::text = l.payload #>> '{data,endpointId}')
           GROUP BY l.id
         ), taken AS MATERIALIZED (
-          SELECT l.*, f.endpoint_ids
-          FROM (SELECT id, endpoint_ids, row_number() OVER w AS position, sum(attempts) OVER w AS running
+          SELECT l.*, f.endpoint_ids, f.fifo_endpoint_ids
+          FROM (SELECT id, endpoint_ids, fifo_endpoint_ids, row_number() OVER w AS position, sum(attempts) OVER w AS running
                 FROM fanned WINDOW w AS (ORDER BY id)) f
           JOIN locked l ON l.id = f.id
           WHERE f.position = 1 OR f.running <= $2
         ), inserted AS (
           INSERT INTO webhook_deliveries
-            (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id, updated_at)
-          SELECT gen_random_uuid(), t.community_id, e.endpoint_id::uuid, t.message_id, t.event_type, 1, 'PENDING', now(), t.request_id, now()
+            (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
+             queue_position, updated_at)
+          SELECT gen_random_uuid(), t.community_id, e.endpoint_id::uuid, t.message_id, t.event_type, 1, 'PENDING', now(),
+                 t.request_id, t.id, now()
           FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) AS e(endpoint_id)
           ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
         ), missed AS (
@@ -110,7 +116,8 @@ export class WorkerOutboxStore {
           UPDATE outbox_events o SET relayed_at = now() FROM taken t WHERE o.id = t.id
         )
         SELECT id::text AS "outboxId", community_id AS "communityId", message_id AS "messageId",
-               event_type AS "eventType", payload, endpoint_ids AS "endpointIds"
+               event_type AS "eventType", payload, endpoint_ids AS "endpointIds",
+               fifo_endpoint_ids AS "fifoEndpointIds"
         FROM taken, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
         ORDER BY id`,
       values: [limits.rows, limits.attempts],
