@@ -190,6 +190,35 @@ describe('Prometheus metrics (API and worker) and the worker health port', () =>
       expect(attempts(after, 'http_error')).toBe(attempts(before, 'http_error'));
     });
 
+    it('shows a FIFO endpoint held back by its failing head, and the deliveries waiting behind it', async () => {
+      const community = await createCommunity(api.app);
+      const endpoint = await endpointOn(community.id, ['tweet.created']);
+      await api.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { ordering: 'fifo' } });
+      const before = await scrape(workerPort);
+      // the head failed and waits an hour for its retry; three deliveries are queued behind it
+      const rows = [0, 1, 2, 3].map((n) => ({
+        communityId: community.id,
+        endpointId: endpoint.id,
+        messageId: newMessageId(),
+        eventType: 'tweet.created',
+        attempt: n === 0 ? 2 : 1,
+        queuePosition: BigInt(n + 1),
+        nextAttemptAt: new Date(Date.now() + (n === 0 ? 3600_000 : 0)),
+      }));
+      await api.prisma.webhookDelivery.createMany({ data: rows });
+      const after = await scrapeUntil(
+        workerPort,
+        'the blocked FIFO endpoint',
+        (s) =>
+          valueOf(s, 'webhook_fifo_endpoints_blocked') ===
+          valueOf(before, 'webhook_fifo_endpoints_blocked') + 1,
+      );
+      expect(valueOf(after, 'webhook_fifo_deliveries_waiting')).toBe(
+        valueOf(before, 'webhook_fifo_deliveries_waiting') + 3,
+      );
+      await api.prisma.webhookDelivery.deleteMany({ where: { endpointId: endpoint.id } });
+    });
+
     it('reports queue jobs waiting, delayed and active as they are', async () => {
       const community = await createCommunity(api.app);
       const held = await endpointOn(community.id, ['tweet.created']);
@@ -394,7 +423,13 @@ describe('worker readiness with its database unreachable', () => {
 
   it('reports what it cannot read as NaN (unknown), never as a reassuring 0', async () => {
     const samples = await scrape(port);
-    for (const name of ['outbox_lag_seconds', 'webhook_deliveries_overdue', 'webhook_endpoints_disabled'])
+    for (const name of [
+      'outbox_lag_seconds',
+      'webhook_deliveries_overdue',
+      'webhook_endpoints_disabled',
+      'webhook_fifo_endpoints_blocked',
+      'webhook_fifo_deliveries_waiting',
+    ])
       expect({ name, value: valueOf(samples, name) }).toEqual({ name, value: NaN });
     // Redis answers: the queue is read
     expect(valueOf(samples, 'webhook_queue_jobs', { state: 'waiting' })).toBe(0);

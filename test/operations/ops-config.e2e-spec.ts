@@ -115,6 +115,8 @@ describe('ops/: alert rules, dashboard and scrape configuration', () => {
       'outbox_lag_seconds',
       'webhook_deliveries_overdue',
       'webhook_endpoints_disabled',
+      'webhook_fifo_endpoints_blocked',
+      'webhook_fifo_deliveries_waiting',
     ])
       expect(worker).toContain(name);
     expect(api).toContain('process_cpu_seconds_total');

@@ -150,6 +150,26 @@ export class DeliverySweepStore {
   }
 
   /**
+   * FIFO queues for the metrics: the endpoints whose head is a failed attempt's retry, waiting and
+   * holding back the deliveries behind it, and how many deliveries wait behind FIFO heads in all.
+   * Read when Prometheus scrapes the worker (one look-up per FIFO endpoint in the queue index).
+   */
+  async fifoBacklog(): Promise<{ blockedEndpoints: number; waitingBehindHeads: number }> {
+    const [row] = await this.prisma.$queryRaw<{ blocked: number; waiting: number }[]>`
+      SELECT count(*) FILTER (WHERE h.attempt > 1 AND h.started_at IS NULL AND h.next_attempt_at > now()
+                                AND q.behind > 0)::int AS blocked,
+             coalesce(sum(q.behind), 0)::int AS waiting
+      FROM webhook_endpoints e
+      CROSS JOIN LATERAL (SELECT d.attempt, d.started_at, d.next_attempt_at FROM webhook_deliveries d
+                          WHERE d.endpoint_id = e.id AND d.status = 'PENDING'
+                          ORDER BY d.queue_position, d.id LIMIT 1) h
+      CROSS JOIN LATERAL (SELECT count(*) - 1 AS behind FROM webhook_deliveries d
+                          WHERE d.endpoint_id = e.id AND d.status = 'PENDING') q
+      WHERE e.ordering = 'fifo'`;
+    return { blockedEndpoints: row.blocked, waitingBehindHeads: row.waiting };
+  }
+
+  /**
    * PENDING attempts due longer ago than `graceMs`: lost from the queue (the sweep re-adds them) or
    * a queue backlog. Read when Prometheus scrapes the worker.
    */

@@ -121,6 +121,18 @@ export class WorkerMetrics {
       async (gauge) => gauge.set(await sweep.countOverdue(overdueGraceMs)),
     );
     scraped(
+      'webhook_fifo_endpoints_blocked',
+      'FIFO endpoints whose oldest delivery failed and waits for its retry, holding back the ones behind it',
+      [{}],
+      async (gauge) => gauge.set((await sweep.fifoBacklog()).blockedEndpoints),
+    );
+    scraped(
+      'webhook_fifo_deliveries_waiting',
+      'Deliveries waiting behind the head of a FIFO endpoint (sent one at a time, in commit order)',
+      [{}],
+      async (gauge) => gauge.set((await sweep.fifoBacklog()).waitingBehindHeads),
+    );
+    scraped(
       'webhook_endpoints_disabled',
       'Webhook endpoints disabled (410 Gone or failing too long), waiting for their owner to re-enable them',
       [{}],
@@ -132,12 +144,12 @@ export class WorkerMetrics {
     server.addReadinessCheck('redis', () => this.queue.queue.getJobCounts('active'));
   }
 
-  /** One call from the processor when an attempt has been sent and recorded. */
   /** An attempt waits instead of being sent: its endpoint's rate limit held it back. */
   heldBack(reason: 'rate_limit'): void {
     this.heldBackSends.inc({ reason });
   }
 
+  /** One call from the processor when an attempt has been sent and recorded. */
   attemptFinished(job: DeliveryJobData, result: SendResult): void {
     this.attempts.inc({ outcome: attemptOutcome(result), event_type: job.eventType });
     // the body's timestamp is taken in the transaction that writes the outbox row
