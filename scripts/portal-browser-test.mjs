@@ -244,6 +244,10 @@ try {
   await page.getByLabel('Value of X-Route').fill('route-eu-west');
   // a rate limit: shown on the card, kept by the API, removed below by emptying the box
   await page.getByLabel(/^Rate limit/).fill('20');
+  // FIFO ordering: shown on the card, kept by the API, switched back to unordered below with the rate limit
+  await page
+    .getByLabel('Ordering', { exact: true })
+    .selectOption({ label: 'FIFO (one at a time, in order)' });
   await page.getByRole('button', { name: 'Create endpoint' }).click();
   const secret = await page.getByTestId('secret').textContent();
   if (!secret?.startsWith('whsec_')) throw new Error(`no secret shown: ${secret}`);
@@ -253,9 +257,12 @@ try {
   const card = page.locator(`li[data-endpoint="${hook}"]`);
   await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234', 'X-Route': '…west' });
   await card.getByText('Rate limit: 20 per second').waitFor();
+  await card.getByText('Ordering: FIFO').waitFor();
   const listed = await apiCall('GET', `/communities/${pro.id}/webhooks`, signedIn.token);
-  const limitStored = listed.items.find((w) => w.url === hook).rateLimit;
-  if (limitStored !== 20) throw new Error(`the API keeps a rate limit of ${limitStored}, not 20`);
+  const created = listed.items.find((w) => w.url === hook);
+  if (created.rateLimit !== 20) throw new Error(`the API keeps a rate limit of ${created.rateLimit}, not 20`);
+  if (created.ordering !== 'fifo')
+    throw new Error(`the API keeps the ordering as ${created.ordering}, not fifo`);
 
   // --- send a test and see the attempt; it carries the custom headers in clear
   await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': 'route-eu-west' });
@@ -314,10 +321,19 @@ try {
   const limitShown = await page.getByLabel(/^Rate limit/).inputValue();
   if (limitShown !== '20') throw new Error(`the form shows the rate limit as ${limitShown}`);
   await page.getByLabel(/^Rate limit/).fill('');
+  const orderingShown = await page.getByLabel('Ordering', { exact: true }).inputValue();
+  if (orderingShown !== 'fifo') throw new Error(`the form shows the ordering as ${orderingShown}`);
+  // back to unordered: the failing delivery below must not hold back the resend queued behind it
+  await page.getByLabel('Ordering', { exact: true }).selectOption({ label: 'Unordered (parallel)' });
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('heading', { name: 'Edit endpoint' }).waitFor({ state: 'detached' });
   await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234' });
   await card.getByText('Rate limit: none').waitFor();
+  await card.getByText('Ordering: unordered').waitFor();
+  const edited = await apiCall('GET', `/communities/${pro.id}/webhooks`, signedIn.token);
+  const orderingStored = edited.items.find((w) => w.url === hook).ordering;
+  if (orderingStored !== 'unordered')
+    throw new Error(`the API keeps the ordering as ${orderingStored}, not unordered`);
   await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': undefined });
 
   // --- the receiver fails: the failure shows in the log; after recovery a resend succeeds

@@ -172,6 +172,8 @@ export interface Webhook {
   headers: Record<string, string>;
   /** deliveries per second across every worker; null: no limit */
   rateLimit: number | null;
+  /** fifo: one delivery in flight at a time, in the order events were committed; unordered: in parallel */
+  ordering: 'unordered' | 'fifo';
   createdAt: string;
   /** in the list only: attempts that ended in the last 24 h, and the successful ones */
   attempts24h?: number;

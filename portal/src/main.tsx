@@ -186,7 +186,7 @@ function stateOf(webhook: Webhook): string {
 
 /** The fields the endpoint form shows the API's messages beside (`events.0`, `headers.X-Key` included). */
 function isFormField(field: string): boolean {
-  return ['url', 'description', 'events', 'headers', 'rateLimit'].some(
+  return ['url', 'description', 'events', 'headers', 'rateLimit', 'ordering'].some(
     (name) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`),
   );
 }
@@ -211,6 +211,7 @@ function EndpointForm({
   const [events, setEvents] = useState<string[]>(editing?.events ?? []);
   const [headerRows, setHeaderRows] = useState<HeaderRow[]>(rowsOf(editing?.headers));
   const [rateLimit, setRateLimit] = useState(editing?.rateLimit?.toString() ?? '');
+  const [ordering, setOrdering] = useState<Webhook['ordering']>(editing?.ordering ?? 'unordered');
   const [fields, setFields] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const base = `/communities/${communityId}/webhooks`;
@@ -232,7 +233,7 @@ function EndpointForm({
           // every row goes back, the untouched ones masked: the API keeps their stored values
           // an empty box is no limit; anything else goes as typed, for the API to judge
           const limit = rateLimit.trim() === '' ? null : Number(rateLimit);
-          const body = { url, description, events, headers: headers.headers, rateLimit: limit };
+          const body = { url, description, events, headers: headers.headers, rateLimit: limit, ordering };
           const saved = editing
             ? await api<Webhook>(session, 'PATCH', `${base}/${editing.id}`, body)
             : await api<Webhook & { secret: string }>(session, 'POST', base, body);
@@ -309,6 +310,20 @@ function EndpointForm({
       />
       <p id="rate-limit-error" class="field-error">
         {fields.rateLimit}
+      </p>
+      <label for="ordering">Ordering</label>
+      <select
+        id="ordering"
+        value={ordering}
+        aria-invalid={!!fields.ordering}
+        aria-describedby="ordering-error"
+        onChange={(e) => setOrdering(e.currentTarget.value as Webhook['ordering'])}
+      >
+        <option value="unordered">Unordered (parallel)</option>
+        <option value="fifo">FIFO (one at a time, in order)</option>
+      </select>
+      <p id="ordering-error" class="field-error">
+        {fields.ordering}
       </p>
       <HeadersEditor
         rows={headerRows}
@@ -622,8 +637,9 @@ function Endpoints({
             <p>{w.description || <span class="muted">No description</span>}</p>
             <p class="muted">
               Events: {w.events.join(', ')} · Rate limit:{' '}
-              {w.rateLimit === null ? 'none' : `${w.rateLimit} per second`} · Failures in a row:{' '}
-              {w.consecutiveFailures} · Success rate: {rates[w.id] ?? '…'}
+              {w.rateLimit === null ? 'none' : `${w.rateLimit} per second`} · Ordering:{' '}
+              {w.ordering === 'fifo' ? 'FIFO' : 'unordered'} · Failures in a row: {w.consecutiveFailures} ·
+              Success rate: {rates[w.id] ?? '…'}
             </p>
             <HeadersList id={w.id} headers={w.headers} />
             <div class="row">

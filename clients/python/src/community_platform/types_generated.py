@@ -574,6 +574,8 @@ class WebhookListItem(TypedDict):
     headers: Dict[str, str]
     #: deliveries per second to this endpoint across every worker; null: no limit
     rateLimit: Optional[int]
+    #: "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel
+    ordering: Literal["unordered", "fifo"]
     #: attempts that ended (SUCCESS or FAILED) in the last 24 hours
     attempts24h: float
     #: of those, the successful ones
@@ -605,6 +607,8 @@ class CreatedWebhook(TypedDict):
     headers: Dict[str, str]
     #: deliveries per second to this endpoint across every worker; null: no limit
     rateLimit: Optional[int]
+    #: "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel
+    ordering: Literal["unordered", "fifo"]
     #: the signing secret (whsec_…), shown in this response only
     secret: str
     id: str
@@ -637,6 +641,10 @@ class CreateWebhook(CreateWebhookRequired, total=False):
     #: deliveries per second to this endpoint across every worker, 1–10000; null: no limit. A
     #: delivery held back by it waits without counting as a failure; default: null
     rateLimit: Optional[int]
+    #: "unordered": deliveries go out in parallel, in any order; "fifo": one at a time across
+    #: every worker, in the order their events were committed, a failing delivery holding back
+    #: the ones behind it until it succeeds or runs out of retries; default: "unordered"
+    ordering: Literal["unordered", "fifo"]
     description: str
     #: community id or slug
     communityId: str
@@ -653,6 +661,8 @@ class Webhook(TypedDict):
     headers: Dict[str, str]
     #: deliveries per second to this endpoint across every worker; null: no limit
     rateLimit: Optional[int]
+    #: "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel
+    ordering: Literal["unordered", "fifo"]
     id: str
     communityId: str
     url: str
@@ -677,6 +687,11 @@ class UpdateWebhook(TypedDict, total=False):
     #: deliveries per second to this endpoint across every worker, 1–10000; null: no limit. A
     #: delivery held back by it waits without counting as a failure; null removes the limit
     rateLimit: Optional[int]
+    #: "unordered": deliveries go out in parallel, in any order; "fifo": one at a time across
+    #: every worker, in the order their events were committed, a failing delivery holding back
+    #: the ones behind it until it succeeds or runs out of retries. Safe to switch at any time:
+    #: nothing queued is lost or sent twice
+    ordering: Literal["unordered", "fifo"]
     url: str
     description: str
     #: false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and
