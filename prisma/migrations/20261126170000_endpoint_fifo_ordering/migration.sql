@@ -25,14 +25,19 @@ CREATE INDEX webhook_deliveries_queue_idx ON webhook_deliveries (endpoint_id, qu
   WHERE status = 'PENDING';
 
 -- Claims the head of a FIFO endpoint's queue when nothing of it is in flight and the head is due,
--- in one call. One claim per endpoint at a time across every worker (an advisory lock held to the
+-- in one call; first closes the attempt `p_succeeded` as SUCCESS when given (the one just sent:
+-- its close and the next claim then share a round trip and a commit), `finished` saying whether it
+-- was still PENDING. One claim per endpoint at a time across every worker (an advisory lock held to the
 -- end of the call's transaction); each statement after it reads what the claims before committed.
 -- outcome: 'claimed' (the row's key, body and the endpoint follow), 'busy' (an attempt is in flight),
 -- 'waiting' (the head is not due: a failing head's retry, or one held back by the rate limit),
 -- 'empty', 'unordered' (the endpoint is not FIFO), 'inactive' (paused or disabled), 'gone'.
-CREATE FUNCTION webhook_claim_fifo_head(p_community UUID, p_endpoint UUID)
+CREATE FUNCTION webhook_claim_fifo_head(
+  p_community UUID, p_endpoint UUID, p_succeeded UUID DEFAULT NULL, p_response_status INT DEFAULT NULL,
+  p_response_body TEXT DEFAULT NULL, p_duration_ms INT DEFAULT NULL
+)
 RETURNS TABLE (
-  outcome TEXT, delivery_id UUID, message_id TEXT, event_type TEXT, attempt INT, request_id TEXT,
+  finished BOOLEAN, outcome TEXT, delivery_id UUID, message_id TEXT, event_type TEXT, attempt INT, request_id TEXT,
   outbox_id BIGINT, payload JSONB, url TEXT, is_active BOOLEAN, disabled_at TIMESTAMPTZ(3),
   consecutive_failures INT, failing_since TIMESTAMPTZ(3), last_success_at TIMESTAMPTZ(3),
   custom_headers JSONB, rate_limit INT, ordering TEXT, secrets_version FLOAT8
@@ -42,9 +47,16 @@ DECLARE
   head webhook_deliveries%ROWTYPE;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtextextended('webhook-fifo:' || p_endpoint::text, 0));
+  IF p_succeeded IS NOT NULL THEN
+    UPDATE webhook_deliveries d
+    SET status = 'SUCCESS', response_status = p_response_status, response_body = p_response_body,
+        duration_ms = p_duration_ms, error = NULL, next_attempt_at = NULL, updated_at = now()
+    WHERE d.community_id = p_community AND d.id = p_succeeded AND d.status = 'PENDING';
+    finished := FOUND;
+  END IF;
   SELECT * INTO e FROM webhook_endpoints w WHERE w.community_id = p_community AND w.id = p_endpoint;
   IF NOT FOUND THEN
-    RETURN QUERY SELECT 'gone', NULL::uuid, NULL, NULL, NULL::int, NULL, NULL::bigint, NULL::jsonb, NULL,
+    RETURN QUERY SELECT finished, 'gone', NULL::uuid, NULL, NULL, NULL::int, NULL, NULL::bigint, NULL::jsonb, NULL,
       NULL::boolean, NULL::timestamptz, NULL::int, NULL::timestamptz, NULL::timestamptz, NULL::jsonb,
       NULL::int, NULL, NULL::float8;
     RETURN;
@@ -80,7 +92,7 @@ BEGIN
     END IF;
   END IF;
 
-  RETURN QUERY SELECT outcome, head.id, head.message_id, head.event_type, head.attempt, head.request_id,
+  RETURN QUERY SELECT finished, outcome, head.id, head.message_id, head.event_type, head.attempt, head.request_id,
     o.id, o.payload::jsonb, e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since,
     e.last_success_at, e.custom_headers::jsonb, e.rate_limit, e.ordering,
     (SELECT round(extract(epoch FROM max(s.created_at)) * 1000)::float8

@@ -68,7 +68,7 @@ interface BatchClaimRow extends ClaimRow {
  * (`waiting`), nothing waiting (`empty`), an endpoint that is no longer FIFO (`unordered`), paused
  * or disabled (`inactive`), or deleted (`gone`).
  */
-export type FifoHead =
+export type FifoHead = (
   | {
       outcome: 'claimed';
       claim: AttemptClaim;
@@ -77,9 +77,20 @@ export type FifoHead =
   | {
       outcome: 'busy' | 'waiting' | 'empty' | 'unordered' | 'inactive' | 'gone';
       endpoint: EndpointState | null;
-    };
+    }
+) & {
+  /** whether the attempt given to close as SUCCESS was still PENDING (null when none was given) */
+  finished: boolean | null;
+};
+
+/** A FIFO attempt that succeeded, closed by the call that claims the next head. */
+export interface SucceededAttempt {
+  id: string;
+  result: SendResult;
+}
 
 interface FifoHeadRow extends EndpointState {
+  finished: boolean | null;
   outcome: FifoHead['outcome'];
   delivery_id: string | null;
   message_id: string | null;
@@ -249,17 +260,33 @@ export class DeliveryAttemptsStore {
    * event body: one call of the function webhook_claim_fifo_head, which takes an advisory lock on
    * the endpoint for its transaction, so every worker's claims of one endpoint go one after another.
    * A failing head blocks the queue: its retry keeps its place and is `waiting` until due.
+   *
+   * `succeeded`, the attempt just sent with a 2xx, is closed as SUCCESS in the same call, before
+   * the claim: one round trip and one commit between two sends instead of two.
    */
-  async claimFifoHead(communityId: string, endpointId: string): Promise<FifoHead> {
+  async claimFifoHead(
+    communityId: string,
+    endpointId: string,
+    succeeded?: SucceededAttempt,
+  ): Promise<FifoHead> {
+    const result = succeeded?.result;
     const { rows } = await this.prisma.pool.query<FifoHeadRow>({
       name: this.prisma.statementName('claim-fifo-head'),
-      text: `SELECT outcome, delivery_id, message_id, event_type, attempt, request_id, outbox_id::text, payload,
-                    url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
+      text: `SELECT finished, outcome, delivery_id, message_id, event_type, attempt, request_id, outbox_id::text,
+                    payload, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
                     custom_headers, rate_limit, ordering, secrets_version
-             FROM webhook_claim_fifo_head($1::uuid, $2::uuid)`,
-      values: [communityId, endpointId],
+             FROM webhook_claim_fifo_head($1::uuid, $2::uuid, $3::uuid, $4::int, $5::text, $6::int)`,
+      values: [
+        communityId,
+        endpointId,
+        succeeded?.id ?? null,
+        result?.status ?? null,
+        result?.responseBody ?? null,
+        result?.durationMs ?? null,
+      ],
     });
     const {
+      finished,
       outcome,
       delivery_id,
       message_id,
@@ -271,8 +298,9 @@ export class DeliveryAttemptsStore {
       secrets_version,
       ...endpoint
     } = rows[0];
-    if (outcome !== 'claimed') return { outcome, endpoint: outcome === 'gone' ? null : endpoint };
+    if (outcome !== 'claimed') return { finished, outcome, endpoint: outcome === 'gone' ? null : endpoint };
     return {
+      finished,
       outcome,
       claim: { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version },
       job: {
@@ -309,13 +337,14 @@ export class DeliveryAttemptsStore {
 
   /** Closes many claimed attempts, and writes their retries, in one statement (see finish). */
   private async finishBatch(items: readonly Finish[]): Promise<boolean[]> {
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+    // straight to the pg pool, prepared once per connection: Prisma's per-query work was a visible
+    // part of each attempt's path (most of all for a FIFO endpoint, whose next head waits for this)
+    const { rows } = await this.prisma.pool.query<{ id: string }>({
+      name: this.prisma.statementName('finish-attempts'),
+      text: `
       WITH outcome AS (
-        SELECT * FROM unnest(${items.map((f) => f.id)}::uuid[], ${items.map((f) => f.communityId)}::uuid[],
-                             ${items.map((f) => (f.result.ok ? 'SUCCESS' : 'FAILED'))}::"DeliveryStatus"[],
-                             ${items.map((f) => f.result.status)}::int[], ${items.map((f) => f.result.responseBody)}::text[],
-                             ${items.map((f) => f.result.durationMs)}::int[], ${items.map((f) => f.result.error)}::text[],
-                             ${items.map((f) => f.next?.attempt ?? null)}::int[], ${items.map((f) => f.next?.delayMs ?? null)}::bigint[])
+        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::"DeliveryStatus"[], $4::int[], $5::text[], $6::int[],
+                             $7::text[], $8::int[], $9::bigint[])
           AS o(id, community_id, status, response_status, response_body, duration_ms, error, next_attempt, delay_ms)
       ), closed AS (
         UPDATE webhook_deliveries d
@@ -335,7 +364,19 @@ export class DeliveryAttemptsStore {
         FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       )
-      SELECT id FROM closed, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
+      SELECT id FROM closed, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
+      values: [
+        items.map((f) => f.id),
+        items.map((f) => f.communityId),
+        items.map((f) => (f.result.ok ? 'SUCCESS' : 'FAILED')),
+        items.map((f) => f.result.status),
+        items.map((f) => f.result.responseBody),
+        items.map((f) => f.result.durationMs),
+        items.map((f) => f.result.error),
+        items.map((f) => f.next?.attempt ?? null),
+        items.map((f) => f.next?.delayMs ?? null),
+      ],
+    });
     const closed = new Set(rows.map((r) => r.id));
     return items.map((f) => closed.has(f.id));
   }

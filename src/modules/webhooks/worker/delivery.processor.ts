@@ -2,8 +2,8 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
 import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
-import { type AttemptClaim, DeliveryAttemptsStore } from './delivery-attempts.store';
-import { WebhookSender } from '../core/delivery/webhook-sender.service';
+import { type AttemptClaim, DeliveryAttemptsStore, type SucceededAttempt } from './delivery-attempts.store';
+import { type SendResult, WebhookSender } from '../core/delivery/webhook-sender.service';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
@@ -12,7 +12,7 @@ import { EndpointHealth } from './endpoint-health.service';
 import { EndpointRateLimits } from './endpoint-rate-limits';
 import { queuePrefix } from '../../../redis/redis-client';
 import { workerConnection } from '../core/redis-connections';
-import { nextRetry } from './retry-policy';
+import { type NextAttempt, nextRetry } from './retry-policy';
 import { WorkerMetrics } from './worker-metrics';
 import { BODY_GONE } from './delivery-sweep.service';
 
@@ -25,6 +25,12 @@ const MAX_STALLED_COUNT = 3;
  * queued job, which BullMQ takes as "moved to delayed, not done, not failed".
  */
 type ComeBack = (job: DeliveryJobData, waitMs: number) => Promise<void>;
+
+/**
+ * Records a claimed attempt's outcome (and writes its retry): false when its row was no longer
+ * PENDING. A FIFO sender defers a success to its next claim (see sendFifo).
+ */
+type RecordOutcome = (deliveryId: string, result: SendResult, retry: NextAttempt | null) => Promise<boolean>;
 
 /**
  * One delivery attempt (a `@nestjs/bullmq` WorkerHost: BullMQ calls `process` per job): claim the
@@ -104,12 +110,34 @@ export class DeliveryProcessor extends WorkerHost {
     }
     const sender = { again: true };
     this.fifoSenders.set(endpointId, sender);
+    // a success is closed by the call that claims the next head (one round trip between two sends);
+    // one still open when the sender stops or fails is closed on its own
+    let succeeded: SucceededAttempt | undefined;
+    const recordFifo: RecordOutcome = (deliveryId, result, retry) => {
+      if (!result.ok || retry) return this.deliveries.finish(deliveryId, communityId, result, retry);
+      succeeded = { id: deliveryId, result };
+      return Promise.resolve(true);
+    };
     try {
       while (sender.again && !this.stopping) {
         sender.again = false;
         for (;;) {
           if (this.stopping) break;
-          const head = await this.deliveries.claimFifoHead(communityId, endpointId);
+          const closing = succeeded;
+          succeeded = undefined;
+          const head = await this.deliveries
+            .claimFifoHead(communityId, endpointId, closing)
+            .catch((err: Error) => {
+              succeeded = closing;
+              throw err;
+            });
+          if (closing && head.finished === false)
+            this.logger.warn({
+              msg: 'delivery outcome arrived after its claim expired; not recorded',
+              communityId,
+              endpointId,
+              deliveryId: closing.id,
+            });
           if (head.outcome === 'unordered') return 'unordered';
           if (head.outcome === 'inactive' && head.endpoint) {
             // like an unordered endpoint's queued attempts: a paused or disabled endpoint gets nothing more
@@ -131,11 +159,16 @@ export class DeliveryProcessor extends WorkerHost {
             undefined,
             Promise.resolve(claim),
             comeBack,
+            recordFifo,
           );
         }
       }
     } finally {
-      this.fifoSenders.delete(endpointId);
+      try {
+        if (succeeded) await this.deliveries.finish(succeeded.id, communityId, succeeded.result, null);
+      } finally {
+        this.fifoSenders.delete(endpointId);
+      }
     }
     return 'sent';
   }
@@ -184,6 +217,8 @@ export class DeliveryProcessor extends WorkerHost {
     sent: () => void = () => undefined,
     claimed: Promise<AttemptClaim> = this.deliveries.claim(job),
     comeBack: ComeBack = (data, waitMs) => this.queue.addDelayed(data, waitMs),
+    record: RecordOutcome = (deliveryId, result, retry) =>
+      this.deliveries.finish(deliveryId, job.communityId, result, retry),
   ): Promise<void> {
     const { communityId, endpointId, messageId, eventType, attempt } = job;
     const claim = await claimed;
@@ -253,7 +288,7 @@ export class DeliveryProcessor extends WorkerHost {
       );
 
     const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
-    const recorded = await this.deliveries.finish(deliveryId, communityId, result, retry);
+    const recorded = await record(deliveryId, result, retry);
     this.metrics.attemptFinished(job, result);
     const outcome = {
       ...fields,

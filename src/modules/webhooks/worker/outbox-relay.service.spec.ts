@@ -1,5 +1,6 @@
 import { loadConfig } from '../../../config/app-config';
-import { OutboxRelay } from './outbox-relay.service';
+import { deliveryJobs, OutboxRelay } from './outbox-relay.service';
+import type { RelayedEvent } from './outbox.store';
 import type { OutboxWakeups } from './outbox-wakeups';
 
 /** The relay's idle wait ends at a commit notification (OutboxWakeups), not at the next poll. */
@@ -31,5 +32,31 @@ describe('OutboxRelay idle wait', () => {
   it('returns false when the wait ran out without a commit', async () => {
     const relay = idleRelay();
     await expect(relay.pause(1)).resolves.toBe(false);
+  });
+});
+
+/** The jobs of a relayed batch: one per (event, endpoint), and one per FIFO endpoint. */
+describe('deliveryJobs', () => {
+  const event = (n: number, endpointIds: string[], fifoEndpointIds: string[]): RelayedEvent => ({
+    outboxId: String(n),
+    communityId: 'c',
+    messageId: `msg_${n}`,
+    eventType: 'tweet.created',
+    payload: {} as RelayedEvent['payload'],
+    endpointIds,
+    fifoEndpointIds,
+  });
+
+  it('asks a FIFO endpoint once per batch, with its first attempt, and every other endpoint per event', () => {
+    const jobs = deliveryJobs([
+      event(1, ['a', 'f'], ['f']),
+      event(2, ['a', 'f'], ['f']),
+      event(3, ['f'], ['f']),
+    ]);
+    expect(jobs.map((j) => [j.messageId, j.endpointId, j.fifo ?? false])).toEqual([
+      ['msg_1', 'a', false],
+      ['msg_1', 'f', true],
+      ['msg_2', 'a', false],
+    ]);
   });
 });

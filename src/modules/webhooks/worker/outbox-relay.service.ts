@@ -129,18 +129,31 @@ export class OutboxRelay {
   }
 }
 
-/** One job per (event, subscribed endpoint), in outbox id order; the events' bodies are shared, not copied. */
-function deliveryJobs(events: RelayedEvent[]): DeliveryJobData[] {
+/**
+ * One job per (event, subscribed endpoint), in outbox id order; the events' bodies are shared, not
+ * copied. A FIFO endpoint gets one job per batch, its first attempt's: that job sends the endpoint's
+ * queue from its head, which holds the batch's other attempts in order (one job each would only find
+ * the queue already being sent).
+ */
+export function deliveryJobs(events: RelayedEvent[]): DeliveryJobData[] {
+  const fifoAsked = new Set<string>();
   return events.flatMap((event) =>
-    event.endpointIds.map((endpointId): DeliveryJobData => ({
-      communityId: event.communityId,
-      endpointId,
-      messageId: event.messageId,
-      eventType: event.eventType,
-      attempt: 1,
-      outboxId: event.outboxId,
-      payload: event.payload,
-      ...(event.fifoEndpointIds.includes(endpointId) ? { fifo: true as const } : {}),
-    })),
+    event.endpointIds.flatMap((endpointId): DeliveryJobData[] => {
+      const fifo = event.fifoEndpointIds.includes(endpointId);
+      if (fifo && fifoAsked.has(endpointId)) return [];
+      if (fifo) fifoAsked.add(endpointId);
+      return [
+        {
+          communityId: event.communityId,
+          endpointId,
+          messageId: event.messageId,
+          eventType: event.eventType,
+          attempt: 1,
+          outboxId: event.outboxId,
+          payload: event.payload,
+          ...(fifo ? { fifo: true as const } : {}),
+        },
+      ];
+    }),
   );
 }
