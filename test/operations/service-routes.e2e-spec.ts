@@ -1,6 +1,7 @@
 import { createTestApp, TestApp } from '../utils/app';
 import { addMember, createApiKey, createCommunity, createUser, login, unique } from '../utils/factories';
 import { call } from '../utils/http';
+import { API_KEY_REFUSED } from '../../src/modules/auth/auth.guard';
 
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
 
@@ -179,7 +180,7 @@ describe('service routes: API keys and communities (docs/product-decisions.md#6-
           body: method === 'POST' ? { name: 'x' } : undefined,
         });
         expect(res.status).toBe(401);
-        expect(res.body.error).toMatch(/requires a login token/);
+        expect(res.body.error).toBe(API_KEY_REFUSED);
       }
     });
 

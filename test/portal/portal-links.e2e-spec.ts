@@ -122,6 +122,16 @@ describe('webhook portal links', () => {
     const other = await call(t.app, 'GET', `/api/communities/${b.community.id}/webhooks`, { token: session });
     expect(other.status).toBe(403);
     expect(other.body.error).toMatch(/another community/);
+    // nor by its slug, while its own community answers by slug as by id
+    const otherBySlug = await call(t.app, 'GET', `/api/communities/${b.community.slug}/webhooks`, {
+      token: session,
+    });
+    expect(otherBySlug.status).toBe(403);
+    expect(otherBySlug.body.error).toMatch(/another community/);
+    const ownBySlug = await call(t.app, 'GET', `/api/communities/${a.community.slug}/webhooks`, {
+      token: session,
+    });
+    expect(ownBySlug.status).toBe(200);
 
     // a session cannot mint further links (it would outlive its own), nor end its user's other sessions
     const relink = await call(t.app, 'POST', linksUrl(a.community.id), { token: session });

@@ -5,6 +5,9 @@ import { Errors } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
 import { CredentialsService } from './credentials.service';
 
+/** The answer to an API key on a route that takes a login token only (docs/api.md#authentication). */
+export const API_KEY_REFUSED = 'This route needs a login token (Bearer); API keys are not accepted here';
+
 /**
  * First global guard: every route needs a Bearer JWT unless marked @Public(); routes marked
  * @AllowApiKey() take X-Api-Key as well.
@@ -25,19 +28,14 @@ export class AuthGuard implements CanActivate {
     if (result.status === 'invalid') throw Errors.unauthorized(result.message);
     const allowApiKey = this.reflector.getAllAndOverride<boolean>(ALLOW_API_KEY, targets) ?? false;
     if (result.actor.kind === 'apiKey' && !allowApiKey) {
-      throw Errors.unauthorized(
-        'This route requires a login token (Authorization: Bearer); API keys are not accepted',
-      );
+      throw Errors.unauthorized(API_KEY_REFUSED);
     }
     // --- webhook-portal sessions (docs/api.md#webhook-portal): only routes marked for them, only in their community
     if (result.actor.portalCommunityId !== undefined) {
       if (!this.reflector.getAllAndOverride<boolean>(ALLOW_PORTAL_SESSION, targets)) {
         throw Errors.unauthorized('A webhook portal session cannot call this route');
       }
-      const pathCommunity = (request.params as Record<string, string> | undefined)?.communityId;
-      if (pathCommunity !== undefined && pathCommunity !== result.actor.portalCommunityId) {
-        throw Errors.forbidden('This webhook portal session is for another community');
-      }
+      // its one community is enforced where the request's community is resolved (by id or slug): TenancyService
     }
     // --- end of webhook-portal sessions
     request.actor = result.actor;

@@ -146,6 +146,9 @@ export class TenancyService {
     const ref = candidate.ref.toLowerCase();
     const row = await this.community(ref);
     if (!row) throw Errors.tenantRequired(`Community '${candidate.ref}' could not be resolved`);
+    // a webhook-portal session opens its one community's webhooks, however the request names a community
+    if (actor.portalCommunityId !== undefined && actor.portalCommunityId !== row.id)
+      throw Errors.forbidden('This webhook portal session is for another community');
     const role = await this.role(row.id, actor.userId);
     const base = { communityId: row.id, community: row, role, source: candidate.source };
 

@@ -42,7 +42,9 @@ import { WebhookTestService } from './webhook-test.service';
  * host is refused rather than guessed.
  */
 export function communityOf(tenant: TenantContext, params: CommunityParamsDto): string {
-  if (params.communityId !== tenant.communityId) {
+  // the path names it by id or by slug (any case), as the tenant resolver reads it
+  const named = params.communityId.toLowerCase();
+  if (named !== tenant.communityId && named !== tenant.community.slug.toLowerCase()) {
     throw Errors.forbidden('The community in the path is not the community this request resolves to');
   }
   return tenant.communityId;
@@ -74,7 +76,11 @@ export class WebhooksController {
     errors: [403],
   })
   // named here as well, or the documented query parameter of the same name would replace the path one
-  @ApiParam({ name: 'communityId', schema: { format: 'uuid', type: 'string' } })
+  @ApiParam({
+    name: 'communityId',
+    description: "the community's id (a uuid) or its slug",
+    schema: { type: 'string' },
+  })
   list(@Param() params: CommunityParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.endpoints.list(communityOf(tenant, params));
   }

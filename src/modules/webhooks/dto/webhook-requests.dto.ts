@@ -16,9 +16,12 @@ import {
   Max,
   MaxLength,
   Min,
+  ValidateBy,
 } from 'class-validator';
 import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
+import { isUuid } from '../../../common/validation/uuid';
+import { SLUG_PATTERN } from '../../account/dto/create-community.dto';
 import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.dto';
 import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
 import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
@@ -85,8 +88,21 @@ const HEADERS_RULES =
   `values at most ${MAX_HEADER_VALUE_BYTES} bytes, without CR, LF or NUL. Stored encrypted; reads show each value masked`;
 const EVENTS_MESSAGE = `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')} (${TEST_EVENT} is sent only by the test route)`;
 
+/** A community's id or its slug (any case), as every other way of naming the community takes (docs/api.md#webhooks). */
+function IsCommunityRef(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isCommunityRef',
+    validator: {
+      validate: (value: unknown) =>
+        isUuid(value) || (typeof value === 'string' && SLUG_PATTERN.test(value.toLowerCase())),
+      defaultMessage: () => "communityId must be the community's id (a uuid) or its slug",
+    },
+  });
+}
+
 export class CommunityParamsDto {
-  @IsUUID()
+  @ApiProperty({ description: "the community's id (a uuid) or its slug", example: 'acme' })
+  @IsCommunityRef()
   communityId: string;
 }
 
