@@ -156,6 +156,12 @@ function shapeLimitedJsonParser(fastify: FastifyInstance) {
       ...DEFAULT_JSON_SHAPE_LIMITS,
       maxKeysPerBody: routeBodyKeyLimit(request.routeOptions.config),
     };
+    // a JSON content type with nothing after it (what many HTTP wrappers send on a body-less POST) is
+    // no body: routes that take none answer as usual, and one that needs a body names what is missing
+    if (body.trim() === '') {
+      done(null, undefined);
+      return;
+    }
     const violation = jsonShapeViolation(body, limits);
     // an Idempotency-Key's request is recognised by its body's bytes (docs/idempotency.md#the-rules)
     if (request.headers['idempotency-key'] !== undefined) (request as AppRequest).rawBody = body;

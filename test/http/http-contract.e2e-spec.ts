@@ -97,6 +97,19 @@ describe('HTTP contract of the foundation (docs/api.md#http-contract)', () => {
       }
     });
 
+    it('a JSON content type with an empty body is no body: a route that needs one names what is missing', async () => {
+      for (const r of routes()) {
+        const res = await call(t.app, 'POST', r.url, {
+          token: r.token,
+          body: '',
+          headers: { 'content-type': 'application/json' },
+        });
+        expectContractError(res, 400);
+        expect(res.body.code).toBe('VALIDATION_ERROR');
+        expect(JSON.stringify(res.body.details)).toContain(r.text);
+      }
+    });
+
     it('wrong content type → 415', async () => {
       for (const r of routes()) {
         const res = await call(t.app, 'POST', r.url, {
