@@ -213,6 +213,12 @@ try {
     ],
   });
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
+  // the page's icon: asked for by the browser on every load, it must not be refused (a console error each time)
+  const iconRefusals = [];
+  page.on('response', (response) => {
+    if (/\/favicon\.(ico|svg)$/.test(new URL(response.url()).pathname) && response.status() >= 400)
+      iconRefusals.push(`${response.url()} ${response.status()}`);
+  });
   const signedIn = watchSession(page);
   const expectText = (text) => page.getByText(text).first().waitFor({ timeout: 15_000 });
 
@@ -447,6 +453,8 @@ try {
   await phone.goto(link.url);
   await phone.getByText('This portal link cannot be used').waitFor();
   await phone.screenshot({ path: join(shots, '10-used-link.png'), fullPage: true });
+
+  if (iconRefusals.length > 0) throw new Error(`the icon was refused: ${iconRefusals.join(', ')}`);
 
   if (process.argv.includes('--update-docs')) {
     copyFileSync(join(shots, '05-delivery-log.png'), join(root, 'docs', 'portal-delivery-log.png'));

@@ -47,10 +47,10 @@ export async function servePortal(app: NestFastifyApplication): Promise<boolean>
       reply.header('referrer-policy', 'no-referrer');
     },
   });
-  // the bare address (what the banner prints) lands on the page
-  app
-    .getHttpAdapter()
-    .getInstance()
-    .get('/portal', (_request, reply) => reply.redirect(PORTAL_PATH, 301));
+  // the bare address (what the banner prints) lands on the page; a browser's own look for
+  // /favicon.ico (before it reads the page's icon link) finds the portal's icon, not a 401
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.get('/portal', (_request, reply) => reply.redirect(PORTAL_PATH, 301));
+  fastify.get('/favicon.ico', (_request, reply) => reply.redirect(`${PORTAL_PATH}favicon.svg`, 301));
   return true;
 }

@@ -44,6 +44,17 @@ describe('the webhook portal at /portal', () => {
     }
   });
 
+  it('has an icon, linked from the page, and sends /favicon.ico to it instead of a 401', async () => {
+    const page = await get('/portal/');
+    expect(page.body).toContain('<link rel="icon" type="image/svg+xml" href="/portal/favicon.svg"');
+    const icon = await get('/portal/favicon.svg');
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toMatch(/image\/svg\+xml/);
+    const favicon = await get('/favicon.ico');
+    expect(favicon.statusCode).toBe(301);
+    expect(favicon.headers.location).toBe('/portal/favicon.svg');
+  });
+
   it('leaves the unmatched-path rule untouched, under /api and under /portal', async () => {
     const api = await get('/api/portal');
     const missing = await get('/portal/missing.js');
