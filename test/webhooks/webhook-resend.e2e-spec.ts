@@ -125,6 +125,48 @@ describe('webhook resend and recover', () => {
       expect(log.body.data.items[0]).toMatchObject({ id: res.body.data.id, attempt: 2, status: 'SUCCESS' });
     });
 
+    it('sends a resend asked for while an attempt of the message is in flight only after that attempt ended', async () => {
+      const s = await setUp();
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let holding = true;
+      receiver.respond(s.path, async () => {
+        if (holding) await held;
+        return { status: 200 };
+      });
+      const event = await raise(s.community.id);
+      await waitFor('the first attempt at the receiver', () => receiver.at(s.path).length === 1);
+      const [first] = await attemptsOf(s.endpointId, event.id);
+      expect(first).toMatchObject({ status: 'PENDING', startedAt: expect.any(Date) });
+
+      const res = await call(api.app, 'POST', resendUrl(s, first.id), { token: s.token });
+      expect(res.status).toBe(202);
+      // the resend's job has run and found the first attempt in flight: it waits, unsent and unclaimed
+      await waitFor('the resend to be asked for', async () => {
+        const [, resent] = await attemptsOf(s.endpointId, event.id);
+        return (
+          resent &&
+          (await worker.context.get(DeliveryQueue).queue.getJobState(`${event.id}.${s.endpointId}.2`)) ===
+            'delayed'
+        );
+      });
+      const [, waiting] = await attemptsOf(s.endpointId, event.id);
+      expect(waiting).toMatchObject({ attempt: 2, status: 'PENDING', startedAt: null });
+      expect(receiver.at(s.path)).toHaveLength(1);
+
+      holding = false;
+      const releasedAt = Date.now();
+      release();
+      const rows = await settled(s.endpointId, event.id, 2);
+      expect(rows.map((r) => [r.attempt, r.status])).toEqual([
+        [1, 'SUCCESS'],
+        [2, 'SUCCESS'],
+      ]);
+      const requests = receiver.at(s.path);
+      expect(requests).toHaveLength(2);
+      expect(requests[1].receivedAt).toBeGreaterThanOrEqual(releasedAt);
+    });
+
     it('closes the retry still waiting once the resend succeeded, saying why, so it never sends the message again', async () => {
       const s = await setUp();
       const { event, deliveryId } = await delivered(s);

@@ -38,12 +38,27 @@ export interface AttemptClaim {
    * WebhookSecretsService: the newest secret's creation time, epoch ms); null without secrets.
    */
   secretsVersion: number | null;
+  /**
+   * Nothing was claimed because another attempt of the same message is being sent to the endpoint
+   * (a resend while an attempt is in flight): this one goes once that one has finished.
+   */
+  waitsForAttemptInFlight?: true;
 }
+
+/**
+ * Another attempt of the row's message to its endpoint is claimed and being sent: a resend then
+ * waits for it rather than reaching the receiver beside it (one look-up in the (endpoint, message,
+ * attempt) unique index). Written against the row `d`.
+ */
+const SIBLING_IN_FLIGHT = `EXISTS (SELECT 1 FROM webhook_deliveries o
+          WHERE o.endpoint_id = d.endpoint_id AND o.message_id = d.message_id AND o.attempt <> d.attempt
+            AND o.status = 'PENDING' AND o.started_at IS NOT NULL)`;
 
 interface ClaimRow extends EndpointState {
   delivery_id: string | null;
   request_id: string | null;
   secrets_version: number | null;
+  sibling_in_flight?: boolean;
 }
 
 /**
@@ -184,6 +199,7 @@ export class DeliveryAttemptsStore {
       ), claimed AS (
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
         FROM target t WHERE d.id = t.id AND t.status = 'PENDING' AND t.started_at IS NULL
+          AND NOT ${SIBLING_IN_FLIGHT}
         RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
@@ -232,6 +248,7 @@ export class DeliveryAttemptsStore {
           AND d.id = (SELECT id FROM webhook_deliveries
                       WHERE endpoint_id = e.id AND message_id = ${messageId} AND attempt = ${attempt})
           AND d.status = 'PENDING' AND d.started_at IS NULL
+          AND NOT ${Prisma.raw(SIBLING_IN_FLIGHT)}
         RETURNING d.id, d.request_id
       ), inserted AS (
         INSERT INTO webhook_deliveries
@@ -246,12 +263,22 @@ export class DeliveryAttemptsStore {
              e.custom_headers, e.rate_limit, e.ordering,
              COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
              (SELECT request_id FROM claimed) AS request_id,
+             EXISTS (SELECT 1 FROM webhook_deliveries o
+                     WHERE o.endpoint_id = e.id AND o.message_id = ${messageId} AND o.attempt <> ${attempt}
+                       AND o.status = 'PENDING' AND o.started_at IS NOT NULL) AS sibling_in_flight,
              ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
       FROM endpoint e`;
     const row = rows[0];
     if (!row) return { endpoint: null, deliveryId: null, requestId: null, secretsVersion: null };
-    const { delivery_id, request_id, secrets_version, ...endpoint } = row;
-    return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
+    const { delivery_id, request_id, secrets_version, sibling_in_flight, ...endpoint } = row;
+    return {
+      endpoint,
+      deliveryId: delivery_id,
+      requestId: request_id,
+      secretsVersion: secrets_version,
+      // only when nothing was claimed: this attempt waits for the one of its message being sent
+      ...(delivery_id === null && sibling_in_flight ? { waitsForAttemptInFlight: true } : {}),
+    };
   }
 
   /**

@@ -47,6 +47,8 @@ type RecordOutcome = (deliveryId: string, result: SendResult, retry: NextAttempt
 export class DeliveryProcessor extends WorkerHost {
   private readonly logger = new Logger(DeliveryProcessor.name);
   private readonly scheduleMs: number[];
+  /** How soon an attempt waiting for another of its message in flight asks again. */
+  private readonly inFlightRecheckMs: number;
   /**
    * The FIFO endpoints this worker is sending the queue of now; `again` is set by a request that
    * arrived meanwhile, so the sender looks once more before it stops instead of two running here.
@@ -68,6 +70,8 @@ export class DeliveryProcessor extends WorkerHost {
   ) {
     super();
     this.scheduleMs = config.webhookRetryScheduleMs;
+    // an attempt in flight ends within WEBHOOK_TIMEOUT: a few looks over that time, at most one a second
+    this.inFlightRecheckMs = Math.min(1000, Math.max(50, config.webhookTimeoutMs / 4));
   }
 
   async process(job: Job<DeliveryJobData>, token?: string): Promise<void> {
@@ -229,6 +233,12 @@ export class DeliveryProcessor extends WorkerHost {
       sent();
       await this.sendFifo(job, comeBack);
       return;
+    }
+    if (claim.waitsForAttemptInFlight) {
+      // a resend while an attempt of its message is being sent: asked again shortly, holding no slot
+      sent();
+      this.logger.debug({ msg: 'delivery attempt waits for the one in flight', ...fields });
+      return comeBack(job, this.inFlightRecheckMs);
     }
     if (!endpoint || !deliveryId) {
       if (endpoint && (!endpoint.is_active || endpoint.disabled_at)) {
