@@ -46,13 +46,15 @@ export interface AttemptClaim {
 }
 
 /**
- * Another attempt of the row's message to its endpoint is claimed and being sent: a resend then
- * waits for it rather than reaching the receiver beside it (one look-up in the (endpoint, message,
- * attempt) unique index). Written against the row `d`.
+ * Another attempt of the row's message to its endpoint is claimed and being sent: a resend (or any
+ * later attempt) then waits for it rather than reaching the receiver beside it. Written against the
+ * row `d`. A first attempt is not asked (nothing of its message was sent before it), and the OR
+ * keeps the look-up a per-row probe of the (endpoint, message, attempt) unique index: as a bare NOT
+ * EXISTS the planner made a batch's claims one anti-join over the table, which cost every delivery.
  */
-const SIBLING_IN_FLIGHT = `EXISTS (SELECT 1 FROM webhook_deliveries o
+const SIBLING_IN_FLIGHT = `(d.attempt > 1 AND EXISTS (SELECT 1 FROM webhook_deliveries o
           WHERE o.endpoint_id = d.endpoint_id AND o.message_id = d.message_id AND o.attempt <> d.attempt
-            AND o.status = 'PENDING' AND o.started_at IS NOT NULL)`;
+            AND o.status = 'PENDING' AND o.started_at IS NOT NULL))`;
 
 interface ClaimRow extends EndpointState {
   delivery_id: string | null;
