@@ -24,6 +24,8 @@ export interface DeliveryView {
   createdAt: Date | string;
   updatedAt: Date | string;
   nextAttemptAt: Date | string | null;
+  /** when the request went out (the attempt's claim, just before its send); null while it waits */
+  sentAt: Date | string | null;
   /** the API request that raised the event */
   requestId: string | null;
   /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) */
@@ -45,12 +47,13 @@ export interface DeliveryRow {
   created_at: Date;
   updated_at: Date;
   next_attempt_at: Date | null;
+  started_at: Date | null;
   request_id: string | null;
 }
 
 /** The columns of a DeliveryRow, for a statement's SELECT or RETURNING list. */
 export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, attempt, status, response_status, response_body,
-  duration_ms, error, created_at, updated_at, next_attempt_at, request_id`;
+  duration_ms, error, created_at, updated_at, next_attempt_at, started_at, request_id`;
 
 /** An attempt row as the API shows it, with the event body it sent (or sends). */
 export function toDeliveryView(row: DeliveryRow, payload: EventBody | null): DeliveryView {
@@ -68,6 +71,8 @@ export function toDeliveryView(row: DeliveryRow, payload: EventBody | null): Del
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     nextAttemptAt: row.next_attempt_at,
+    // a PENDING row's claim is the send under way; a waiting one has none
+    sentAt: row.started_at,
     requestId: row.request_id,
     payload,
   };
@@ -91,6 +96,7 @@ type DeliveryPageRow = [
   createdAt: string | null,
   updatedAt: string | null,
   nextAttemptAt: string | null,
+  sentAt: string | null,
   requestId: string | null,
   payload: EventBody | null,
   total: string,
@@ -116,8 +122,9 @@ function deliveryView(row: DeliveryPageRow, endpointId: string): DeliveryView {
     createdAt: row[9]!,
     updatedAt: row[10]!,
     nextAttemptAt: row[11],
-    requestId: row[12],
-    payload: row[13],
+    sentAt: row[12],
+    requestId: row[13],
+    payload: row[14],
   };
 }
 
@@ -180,7 +187,8 @@ export class DeliveryLogStore {
       `
         SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
                item.response_body, item.duration_ms, item.error, item.created_at, item.updated_at,
-               item.next_attempt_at, item.request_id, item.payload, counter.total, counter.endpoint_found
+               item.next_attempt_at, item.started_at, item.request_id, item.payload, counter.total,
+               counter.endpoint_found
           FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
                          WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}) AS total,
                        EXISTS (SELECT 1 FROM webhook_endpoints
@@ -189,7 +197,8 @@ export class DeliveryLogStore {
             SELECT page.id::text AS id, page.message_id, page.event_type, page.attempt, page.status::text AS status,
                    page.response_status, page.response_body, page.duration_ms, page.error,
                    ${ISO('page.created_at')} AS created_at, ${ISO('page.updated_at')} AS updated_at,
-                   ${ISO('page.next_attempt_at')} AS next_attempt_at, page.request_id,
+                   ${ISO('page.next_attempt_at')} AS next_attempt_at, ${ISO('page.started_at')} AS started_at,
+                   page.request_id,
                    (SELECT o.payload FROM outbox_events o
                      WHERE o.message_id = page.message_id AND o.community_id = $1::uuid) AS payload,
                    page.created_at AS sort_at, page.id AS sort_id
@@ -202,8 +211,8 @@ export class DeliveryLogStore {
       [communityId, endpointId, query.offset, ...(query.status ? [query.status] : [])],
     );
     const first = rows[0];
-    if (!first?.[15]) return null;
-    const total = Number(first[14]);
+    if (!first?.[16]) return null;
+    const total = Number(first[15]);
     // past the end, the one row holds only total and endpoint_found
     const items: DeliveryView[] = first[0] === null ? [] : rows.map((row) => deliveryView(row, endpointId));
     return {

@@ -715,6 +715,10 @@ class Delivery(TypedDict):
     error: Optional[str]
     #: when a PENDING attempt is (or was) due; null once the attempt is closed
     nextAttemptAt: Optional[str]
+    #: when the request went out (the attempt was claimed, just before its send); null while it
+    #: waits. `createdAt` is when the attempt was written (a retry: when its predecessor
+    #: failed), not when it was sent
+    sentAt: Optional[str]
     #: the id of the API request that raised the event (its X-Request-Id, or the id the API gave
     #: it); null for events raised outside a request
     requestId: Optional[str]

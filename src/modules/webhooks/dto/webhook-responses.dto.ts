@@ -97,6 +97,12 @@ export class DeliveryDto {
   /** when a PENDING attempt is (or was) due; null once the attempt is closed */
   @ApiProperty({ nullable: true, type: Date })
   nextAttemptAt: Date | null;
+  /**
+   * when the request went out (the attempt was claimed, just before its send); null while it waits.
+   * `createdAt` is when the attempt was written (a retry: when its predecessor failed), not when it was sent
+   */
+  @ApiProperty({ nullable: true, type: Date })
+  sentAt: Date | null;
   /** the id of the API request that raised the event (its X-Request-Id, or the id the API gave it); null for events raised outside a request */
   @ApiProperty({ nullable: true, type: String })
   requestId: string | null;
