@@ -10,6 +10,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     readonly details: ApiErrorDetail[] = [],
+    /** what some errors carry besides the message, e.g. a failed test's logged attempt */
+    readonly data?: unknown,
   ) {
     super(message);
   }
@@ -22,11 +24,11 @@ export class ApiError extends Error {
 }
 
 /**
- * The signed-in session, kept in memory only and mutated in place when renewed (so that views
- * holding it keep working without re-rendering). A password sign-in keeps the refresh token and
- * renews the access token with it, rotating it as the client libraries do; a portal link's session
- * has no refresh token and simply ends. Sign out revokes it on the server
- * (docs/product-decisions.md#2-identities-login-api-keys).
+ * The signed-in session, mutated in place when renewed (so that views holding it keep working without
+ * re-rendering). A password sign-in lives in memory only: it keeps the refresh token and renews the access
+ * token with it, rotating it as the client libraries do. A portal link's session has no refresh token and
+ * simply ends; it is also kept in the tab's sessionStorage (see storePortalSession) so that a reload does not
+ * need a new link. Sign out revokes either on the server (docs/product-decisions.md#2-identities-login-api-keys).
  */
 export interface Session {
   token: string;
@@ -36,6 +38,8 @@ export interface Session {
   renewAt?: number;
   /** set by a portal link: the only community this session may open */
   communityId?: string;
+  /** portal link only: when its access token expires (ms since the epoch); it cannot be renewed */
+  expiresAt?: number;
   /** the renewal under way: two at once would re-use one refresh token, which ends the session */
   renewing?: Promise<void>;
   /** called once the session is refused for good (revoked, or its refresh token no longer works) */
@@ -113,6 +117,66 @@ export async function api<T>(
   }
 }
 
+/** A portal link's session as the tab keeps it across reloads. */
+export interface StoredPortalSession {
+  token: string;
+  /** ms since the epoch */
+  expiresAt: number;
+  communityId: string;
+  communityName: string;
+}
+
+/**
+ * sessionStorage, not localStorage or a cookie: it belongs to this tab alone and is gone when the tab
+ * closes, so a portal link's session neither spreads to other tabs nor outlives the visit, and a cookie
+ * would also travel with every request. Only a portal link's access token is kept (it ends within its hour,
+ * PORTAL_SESSION_TTL): a password sign-in's refresh token would let whoever reads the storage keep renewing
+ * the session for weeks, so that one stays in memory.
+ */
+const STORAGE_KEY = 'webhook-portal-session';
+
+/** Keeps a portal link's session for a reload of this tab; a browser that refuses storage only loses that. */
+export function storePortalSession(stored: StoredPortalSession): void {
+  try {
+    window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify(stored));
+  } catch {
+    // storage disabled or full: the session still works until the page is left
+  }
+}
+
+export function forgetPortalSession(): void {
+  try {
+    window.sessionStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // nothing was stored
+  }
+}
+
+/**
+ * The session this tab kept, while it is unexpired; an expired or unreadable one is dropped.
+ * `expired` says one was dropped for its age, so the page can say why it asks for a new link.
+ */
+export function restorePortalSession(): { stored: StoredPortalSession | null; expired: boolean } {
+  let stored: Partial<StoredPortalSession> | null = null;
+  try {
+    stored = JSON.parse(window.sessionStorage.getItem(STORAGE_KEY) ?? 'null') as Partial<StoredPortalSession>;
+  } catch {
+    stored = null;
+  }
+  if (!stored) return { stored: null, expired: false };
+  const { token, expiresAt, communityId, communityName } = stored;
+  const complete =
+    typeof token === 'string' &&
+    typeof expiresAt === 'number' &&
+    typeof communityId === 'string' &&
+    typeof communityName === 'string';
+  if (complete && Date.now() < expiresAt) {
+    return { stored: { token, expiresAt, communityId, communityName }, expired: false };
+  }
+  forgetPortalSession();
+  return { stored: null, expired: complete };
+}
+
 /** Ends the session on the server (every API instance refuses its tokens within a second). */
 export async function signOut(session: Session): Promise<void> {
   await api(session, 'POST', '/auth/logout', {});
@@ -142,7 +206,8 @@ async function send<T>(
     );
   }
   const text = await response.text();
-  let parsed: { success?: boolean; data?: T; error?: string; code?: string; details?: ApiErrorDetail[] } = {};
+  let parsed: { success?: boolean; data?: T; error?: string; code?: string; details?: ApiErrorDetail[] } =
+    {};
   try {
     parsed = text ? JSON.parse(text) : {};
   } catch {
@@ -154,6 +219,7 @@ async function send<T>(
       response.status,
       parsed.code ?? 'ERROR',
       parsed.details ?? [],
+      parsed.data,
     );
   }
   return parsed.data as T;
@@ -190,9 +256,21 @@ export interface Delivery {
   responseBody: string | null;
   durationMs: number | null;
   error: string | null;
+  /** when the attempt was written: for a retry, when the attempt before it failed */
   createdAt: string;
+  /** when the request went out; null while the attempt waits */
+  sentAt: string | null;
+  /** when a waiting attempt is due; null once it is closed */
   nextAttemptAt: string | null;
   payload: Record<string, unknown> | null;
+}
+
+/** POST …/rotate-secret: the new secret, shown once, and until when the earlier ones keep signing. */
+export interface RotatedSecret {
+  endpointId: string;
+  secret: string;
+  rotatedAt: string;
+  previousSecretsExpireAt: string;
 }
 
 export interface DeliveryPage {

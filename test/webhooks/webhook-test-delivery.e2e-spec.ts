@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import { EVENT_EXAMPLES } from '../../src/modules/events/event-catalog';
 import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { call } from '../utils/http';
@@ -74,6 +75,75 @@ describe('POST .../webhooks/{id}/test and secret rotation, as a receiver sees th
     const log = await call(t.app, 'GET', `${base(ep.communityId)}/${ep.id}/deliveries`, { token: ep.token });
     expect(log.body.data.items).toEqual([res.body.data]);
     expect(JSON.stringify([res.body, log.body])).not.toContain(ep.secret);
+  });
+
+  it("sends the catalog's example of any subscribable event type, signed, logged and marked as a test", async () => {
+    const ep = await endpointTo(ok.url, { events: ['tweet.created'] });
+    const url = `${base(ep.communityId)}/${ep.id}/test`;
+    const res = await call(t.app, 'POST', url, { token: ep.token, body: { eventType: 'member.joined' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ eventType: 'member.joined', status: 'SUCCESS', test: true });
+    const req = ok.received.find((r) => r.headers['webhook-id'] === res.body.data.messageId)!;
+    const event = new Webhook(ep.secret).verify(req.body, req.headers) as Record<string, unknown>;
+    expect(event).toMatchObject({
+      type: 'member.joined',
+      communityId: ep.communityId,
+      data: EVENT_EXAMPLES['member.joined'],
+    });
+    // in the real log, marked; it cannot be resent (the test route sends another)
+    const log = await call(t.app, 'GET', `${base(ep.communityId)}/${ep.id}/deliveries`, { token: ep.token });
+    expect(log.body.data.items[0]).toMatchObject({
+      id: res.body.data.id,
+      test: true,
+      eventType: 'member.joined',
+    });
+    const resend = await call(
+      t.app,
+      'POST',
+      `${url.replace(/\/test$/, '')}/deliveries/${res.body.data.id}/resend`,
+      {
+        token: ep.token,
+      },
+    );
+    expect(resend.status).toBe(409);
+    // webhook.test is a test too; a body of {} sends it
+    const plain = await call(t.app, 'POST', url, { token: ep.token, body: {} });
+    expect(plain.body.data).toMatchObject({ eventType: 'webhook.test', test: true });
+  });
+
+  it('refuses an eventType that is not a subscribable type, naming the field', async () => {
+    const ep = await endpointTo(ok.url);
+    for (const eventType of ['webhook.test', 'tweet.exploded', 7]) {
+      const res = await call(t.app, 'POST', `${base(ep.communityId)}/${ep.id}/test`, {
+        token: ep.token,
+        body: { eventType },
+      });
+      expect(res.status).toBe(400);
+      expect(res.body.details).toEqual([expect.objectContaining({ field: 'eventType' })]);
+    }
+  });
+
+  it('leaves the failure streak alone when an example fails, and recover does not send it again', async () => {
+    const failing = await startReceiver((_req, res) => res.writeHead(500).end('no'));
+    try {
+      const ep = await endpointTo(failing.url);
+      const res = await call(t.app, 'POST', `${base(ep.communityId)}/${ep.id}/test`, {
+        token: ep.token,
+        body: { eventType: 'tweet.created' },
+      });
+      expect(res.status).toBe(500);
+      expect(res.body.data).toMatchObject({ status: 'FAILED', test: true });
+      const endpoint = await t.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: ep.id } });
+      expect(endpoint.consecutiveFailures).toBe(0);
+      const recovered = await call(t.app, 'POST', `${base(ep.communityId)}/${ep.id}/recover`, {
+        token: ep.token,
+        body: { since: new Date(Date.now() - 60_000).toISOString() },
+      });
+      expect(recovered.status).toBe(202);
+      expect(recovered.body.data.queued).toBe(0);
+    } finally {
+      await failing.close();
+    }
   });
 
   it('ignores isActive and the events list', async () => {

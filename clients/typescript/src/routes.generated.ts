@@ -572,16 +572,24 @@ export function routeGroups(http: HttpClient) {
           auth: 'bearer',
         }),
       /**
-       * Send one signed webhook.test delivery now (ignores events and isActive) and log it
+       * Send one signed test delivery now (webhook.test, or the example of an event type; ignores events
+       * and isActive) and log it
        *
-       * 200 with the attempt when the target answered 2xx; otherwise 500 WEBHOOK_TEST_FAILED whose
-       * `data` is the logged attempt. Rate limit: burst 5, then 1 per 20 s.
+       * Without a body (or with {}) it sends webhook.test; with {eventType}, the catalog example of that
+       * subscribable type. The attempt is marked test: never retried, resent, recovered nor counted
+       * against the endpoint. 200 with the attempt when the target answered 2xx; otherwise 500
+       * WEBHOOK_TEST_FAILED whose `data` is the logged attempt. Rate limit: burst 5, then 1 per 20 s.
        */
-      test: (communityId: string, webhookId: string, options: IdempotencyOptions = {}) =>
+      test: (
+        communityId: string,
+        webhookId: string,
+        body: RequestBody<'/api/communities/{communityId}/webhooks/{webhookId}/test', 'post'> = {},
+        options: IdempotencyOptions = {},
+      ) =>
         http.request<ResponseData<'/api/communities/{communityId}/webhooks/{webhookId}/test', 'post'>>(
           'POST',
           `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}/test`,
-          { idempotency: options, auth: 'bearer' },
+          { body, idempotency: options, auth: 'bearer' },
         ),
       deliveries: {
         /**

@@ -26,6 +26,8 @@ export interface DeliveryView {
   nextAttemptAt: Date | string | null;
   /** when the request went out (the attempt's claim, just before its send); null while it waits */
   sentAt: Date | string | null;
+  /** a probe of the test route (webhook.test, or an example of an event type) */
+  test: boolean;
   /** the API request that raised the event */
   requestId: string | null;
   /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) */
@@ -48,12 +50,13 @@ export interface DeliveryRow {
   updated_at: Date;
   next_attempt_at: Date | null;
   started_at: Date | null;
+  is_test: boolean;
   request_id: string | null;
 }
 
 /** The columns of a DeliveryRow, for a statement's SELECT or RETURNING list. */
 export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, attempt, status, response_status, response_body,
-  duration_ms, error, created_at, updated_at, next_attempt_at, started_at, request_id`;
+  duration_ms, error, created_at, updated_at, next_attempt_at, started_at, is_test, request_id`;
 
 /** An attempt row as the API shows it, with the event body it sent (or sends). */
 export function toDeliveryView(row: DeliveryRow, payload: EventBody | null): DeliveryView {
@@ -73,6 +76,7 @@ export function toDeliveryView(row: DeliveryRow, payload: EventBody | null): Del
     nextAttemptAt: row.next_attempt_at,
     // a PENDING row's claim is the send under way; a waiting one has none
     sentAt: row.started_at,
+    test: row.is_test,
     requestId: row.request_id,
     payload,
   };
@@ -97,6 +101,7 @@ type DeliveryPageRow = [
   updatedAt: string | null,
   nextAttemptAt: string | null,
   sentAt: string | null,
+  test: boolean | null,
   requestId: string | null,
   payload: EventBody | null,
   total: string,
@@ -123,8 +128,9 @@ function deliveryView(row: DeliveryPageRow, endpointId: string): DeliveryView {
     updatedAt: row[10]!,
     nextAttemptAt: row[11],
     sentAt: row[12],
-    requestId: row[13],
-    payload: row[14],
+    test: row[13]!,
+    requestId: row[14],
+    payload: row[15],
   };
 }
 
@@ -187,7 +193,7 @@ export class DeliveryLogStore {
       `
         SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
                item.response_body, item.duration_ms, item.error, item.created_at, item.updated_at,
-               item.next_attempt_at, item.started_at, item.request_id, item.payload, counter.total,
+               item.next_attempt_at, item.started_at, item.is_test, item.request_id, item.payload, counter.total,
                counter.endpoint_found
           FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
                          WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}) AS total,
@@ -198,7 +204,7 @@ export class DeliveryLogStore {
                    page.response_status, page.response_body, page.duration_ms, page.error,
                    ${ISO('page.created_at')} AS created_at, ${ISO('page.updated_at')} AS updated_at,
                    ${ISO('page.next_attempt_at')} AS next_attempt_at, ${ISO('page.started_at')} AS started_at,
-                   page.request_id,
+                   page.is_test, page.request_id,
                    (SELECT o.payload FROM outbox_events o
                      WHERE o.message_id = page.message_id AND o.community_id = $1::uuid) AS payload,
                    page.created_at AS sort_at, page.id AS sort_id
@@ -211,8 +217,8 @@ export class DeliveryLogStore {
       [communityId, endpointId, query.offset, ...(query.status ? [query.status] : [])],
     );
     const first = rows[0];
-    if (!first?.[16]) return null;
-    const total = Number(first[15]);
+    if (!first?.[17]) return null;
+    const total = Number(first[16]);
     // past the end, the one row holds only total and endpoint_found
     const items: DeliveryView[] = first[0] === null ? [] : rows.map((row) => deliveryView(row, endpointId));
     return {

@@ -38,6 +38,7 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
 function recoverable(communityId: string, endpointId: string, window: RecoverWindow): Prisma.Sql {
   return Prisma.sql`d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
         AND d.status = 'FAILED' AND d.created_at >= ${window.since} AND d.created_at < ${window.until}
+        AND NOT d.is_test
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
                         WHERE n.endpoint_id = d.endpoint_id AND n.message_id = d.message_id
                           AND n.attempt > d.attempt)`;
@@ -81,7 +82,7 @@ export class RequestedAttemptsStore {
     const rows = await this.prisma.$queryRaw<{ message_id: string; body_stored: boolean }[]>`
     SELECT d.message_id,
            -- a test delivery keeps its body for the log, but is sent again through the test route
-           d.event_type <> 'webhook.test'
+           NOT d.is_test
              AND EXISTS (SELECT 1 FROM outbox_events o
                          WHERE o.message_id = d.message_id AND o.community_id = d.community_id) AS body_stored
     FROM webhook_deliveries d
@@ -265,9 +266,10 @@ export class RequestedAttemptsStore {
         VALUES (${key.communityId}::uuid, ${key.messageId}, ${key.eventType}, ${JSON.stringify(body)}::jsonb, now(), ${requestId})
       )
       INSERT INTO webhook_deliveries
-        (id, community_id, endpoint_id, message_id, event_type, attempt, status, started_at, request_id, updated_at)
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, started_at, request_id, is_test,
+         updated_at)
       VALUES (${id}::uuid, ${key.communityId}::uuid, ${key.endpointId}::uuid, ${key.messageId}, ${key.eventType},
-              ${key.attempt}, 'PENDING', now(), ${requestId}, now())`;
+              ${key.attempt}, 'PENDING', now(), ${requestId}, true, now())`;
     return id;
   }
 

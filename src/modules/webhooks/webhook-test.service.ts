@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
-import { buildEventBody } from '../events/event-body';
-import { TEST_EVENT } from '../events/event-catalog';
+import { buildEventBody, type EventBody } from '../events/event-body';
+import { EVENT_EXAMPLES, type SubscribableEvent, TEST_EVENT } from '../events/event-catalog';
 import { currentRequestId } from '../../logging/request-id';
 import { WebhookSender } from './core/delivery/webhook-sender.service';
 import type { DeliveryView } from './delivery-log.store';
@@ -9,9 +9,11 @@ import { RequestedAttemptsStore } from './requested-attempts.store';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
 /**
- * The test route: one synchronous, really signed and really logged `webhook.test` attempt, whatever
- * the endpoint's events and isActive say. It leaves the endpoint's state (failure streak,
- * auto-disable) alone: a test is a probe, not a delivery.
+ * The test route: one synchronous, really signed and really logged probe, whatever the endpoint's
+ * events and isActive say: `webhook.test`, or the catalog's example of any subscribable event type
+ * (what a receiver will get for it, with example data). It leaves the endpoint's state (failure
+ * streak, auto-disable) alone and is marked as a test in the log (`test`): a probe, not a delivery,
+ * never retried, resent or recovered.
  */
 @Injectable()
 export class WebhookTestService {
@@ -21,15 +23,22 @@ export class WebhookTestService {
     private readonly deliveries: RequestedAttemptsStore,
   ) {}
 
-  async sendTest(communityId: string, endpointId: string): Promise<DeliveryView> {
+  async sendTest(
+    communityId: string,
+    endpointId: string,
+    example?: SubscribableEvent,
+  ): Promise<DeliveryView> {
     const endpoint = await this.endpoints.get(communityId, endpointId);
     const customHeaders = await this.endpoints.headersToSend(communityId, endpointId);
-    const event = buildEventBody(TEST_EVENT, communityId, {
-      endpointId,
-      message: 'Test delivery from the community platform',
-    });
+    const event: EventBody = example
+      ? buildEventBody(example, communityId, EVENT_EXAMPLES[example] as never)
+      : buildEventBody(TEST_EVENT, communityId, {
+          endpointId,
+          message: 'Test delivery from the community platform',
+        });
+    const eventType = event.type;
     const attemptId = await this.deliveries.startTest(
-      { communityId, endpointId, messageId: event.id, eventType: TEST_EVENT, attempt: 1 },
+      { communityId, endpointId, messageId: event.id, eventType, attempt: 1 },
       event,
       currentRequestId() ?? null,
     );
@@ -38,7 +47,7 @@ export class WebhookTestService {
       endpointId,
       url: endpoint.url,
       messageId: event.id,
-      eventType: TEST_EVENT,
+      eventType,
       body: JSON.stringify(event),
       timestamp: new Date(event.timestamp),
       customHeaders,

@@ -18,6 +18,7 @@ import {
   DeliveryQueryDto,
   RecoverDeliveriesDto,
   ResendDeliveryDto,
+  SendTestDto,
   UpdateWebhookDto,
   WebhookParamsDto,
 } from './dto/webhook-requests.dto';
@@ -161,16 +162,23 @@ export class WebhooksController {
   @Post(':webhookId/test')
   @RateLimit('webhook-test')
   @ApiEndpoint({
-    summary: 'Send one signed webhook.test delivery now (ignores events and isActive) and log it',
+    summary:
+      'Send one signed test delivery now (webhook.test, or the example of an event type; ignores events and isActive) and log it',
     description:
+      'Without a body (or with {}) it sends webhook.test; with {eventType}, the catalog example of that subscribable type. ' +
+      'The attempt is marked test: never retried, resent, recovered nor counted against the endpoint. ' +
       '200 with the attempt when the target answered 2xx; otherwise 500 WEBHOOK_TEST_FAILED whose `data` is the logged attempt. Rate limit: burst 5, then 1 per 20 s.',
     auth: 'jwt',
     response: DeliveryDto,
     errors: [403, 404, 500],
     errorBodies: { 500: WebhookTestFailedBodyDto },
   })
-  test(@Param() params: WebhookParamsDto, @CurrentTenant() tenant: TenantContext) {
-    return this.tester.sendTest(communityOf(tenant, params), params.webhookId);
+  test(
+    @Param() params: WebhookParamsDto,
+    @CurrentTenant() tenant: TenantContext,
+    @Body() body: SendTestDto = {},
+  ) {
+    return this.tester.sendTest(communityOf(tenant, params), params.webhookId, body?.eventType);
   }
 
   @Post(':webhookId/deliveries/:deliveryId/resend')

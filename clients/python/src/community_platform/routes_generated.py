@@ -705,15 +705,21 @@ class WebhooksRoutes(_Group):
         webhook_id: str,
         *,
         idempotency_key: Optional[str] = None,
+        **fields: Any,
     ) -> Delivery:
-        """Send one signed webhook.test delivery now (ignores events and isActive) and log it
+        """Send one signed test delivery now (webhook.test, or the example of an event type; ignores
+        events and isActive) and log it
 
-        200 with the attempt when the target answered 2xx; otherwise 500 WEBHOOK_TEST_FAILED whose
-        `data` is the logged attempt. Rate limit: burst 5, then 1 per 20 s.
+        Without a body (or with {}) it sends webhook.test; with {eventType}, the catalog example of
+        that subscribable type. The attempt is marked test: never retried, resent, recovered nor
+        counted against the endpoint. 200 with the attempt when the target answered 2xx; otherwise
+        500 WEBHOOK_TEST_FAILED whose `data` is the logged attempt. Rate limit: burst 5, then 1 per
+        20 s.
         """
         return self._http.request(
             "POST",
             "/api/communities/{}/webhooks/{}/test".format(_seg(community_id), _seg(webhook_id)),
+            body=_body(fields),
             idempotent=True,
             idempotency_key=idempotency_key,
             auth=AUTH_BEARER,

@@ -734,6 +734,9 @@ class Delivery(TypedDict):
     attempt: float
     createdAt: str
     updatedAt: str
+    #: a probe of the test route (webhook.test, or an example of an event type): never retried,
+    #: resent or recovered
+    test: bool
 
 
 class DeliveryPage(TypedDict):
@@ -752,6 +755,12 @@ class RotatedSecret(TypedDict):
     rotatedAt: str
     #: earlier secrets keep signing (and verifying) until this time, then expire
     previousSecretsExpireAt: str
+
+
+class SendTest(TypedDict, total=False):
+    #: send the catalog's example of this event type instead of webhook.test (any subscribable
+    #: type)
+    eventType: Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]
 
 
 class WebhookTestFailedBodyRequired(TypedDict):
@@ -914,6 +923,7 @@ __all__ = [
     "ResendDelivery",
     "RotatedSecret",
     "SdkCommunity",
+    "SendTest",
     "Settings",
     "Sidebar",
     "SidebarItem",

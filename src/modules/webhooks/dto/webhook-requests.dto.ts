@@ -23,7 +23,7 @@ import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { isUuid } from '../../../common/validation/uuid';
 import { SLUG_PATTERN } from '../../account/dto/create-community.dto';
 import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.dto';
-import { SUBSCRIBABLE_EVENTS, TEST_EVENT } from '../../events/event-catalog';
+import { SUBSCRIBABLE_EVENTS, type SubscribableEvent, TEST_EVENT } from '../../events/event-catalog';
 import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
 import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endpoint-headers';
@@ -98,6 +98,17 @@ function IsCommunityRef(): PropertyDecorator {
       defaultMessage: () => "communityId must be the community's id (a uuid) or its slug",
     },
   });
+}
+
+/** The test route's optional body: which event to send (docs/api.md#webhooks, "Test"). */
+export class SendTestDto {
+  /** send the catalog's example of this event type instead of webhook.test (any subscribable type) */
+  @ApiPropertyOptional({ enum: SUBSCRIBABLE_EVENTS })
+  @OptionalNotNull()
+  @IsIn(SUBSCRIBABLE_EVENTS, {
+    message: `eventType must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')} (leave it out to send ${TEST_EVENT})`,
+  })
+  eventType?: SubscribableEvent;
 }
 
 export class CommunityParamsDto {

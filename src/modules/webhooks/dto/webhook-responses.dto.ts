@@ -103,6 +103,8 @@ export class DeliveryDto {
    */
   @ApiProperty({ nullable: true, type: Date })
   sentAt: Date | null;
+  /** a probe of the test route (webhook.test, or an example of an event type): never retried, resent or recovered */
+  test: boolean;
   /** the id of the API request that raised the event (its X-Request-Id, or the id the API gave it); null for events raised outside a request */
   @ApiProperty({ nullable: true, type: String })
   requestId: string | null;

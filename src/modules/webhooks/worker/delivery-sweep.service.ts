@@ -1,7 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { PrismaService } from '../../../prisma/prisma.service';
-import { TEST_EVENT } from '../../events/event-catalog';
 import { AbandonedAttempt, DeliverySweepStore, DueAttempt, OUTCOME_UNKNOWN } from './delivery-sweep.store';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
@@ -81,7 +80,7 @@ export class DeliverySweep {
 
         const abandoned = await this.deliveries.closeAbandoned(tx, expiryMs, SWEEP_PAGE);
         const retries = abandoned
-          .filter((of) => of.eventType !== TEST_EVENT)
+          .filter((of) => !of.test)
           .map((of) => ({ of, next: nextRetry(this.scheduleMs, of.attempt, null) }))
           .filter((r): r is { of: AbandonedAttempt; next: NextAttempt } => r.next !== null);
         await this.deliveries.insertRetries(tx, retries);
@@ -138,8 +137,7 @@ export class DeliverySweep {
         nextAttempt: next?.attempt ?? null,
       });
       // a test delivery is a probe: it leaves the endpoint's failure counter alone
-      if (attempt.eventType !== TEST_EVENT)
-        await this.health.recordFailure(attempt.communityId, attempt.endpointId);
+      if (!attempt.test) await this.health.recordFailure(attempt.communityId, attempt.endpointId);
     }
     // the retries' jobs come from the next sweeps once due (their rows are committed); the body is
     // not at hand here, and a retry is at least WEBHOOK_RETRY_SCHEDULE's first delay away anyway

@@ -13,6 +13,8 @@ export interface AbandonedAttempt extends AttemptKey {
   requestId: string | null;
   /** its place in the endpoint's queue, which its retry keeps */
   queuePosition: string | null;
+  /** a probe of the test route (its API process died mid-send): closed, never retried nor counted */
+  test: boolean;
 }
 
 /** A due, unclaimed attempt with what its queue job needs. */
@@ -69,7 +71,7 @@ export class DeliverySweepStore {
    */
   async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
     const rows = await tx.$queryRaw<
-      (AttemptRow & { request_id: string | null; queue_position: string | null })[]
+      (AttemptRow & { request_id: string | null; queue_position: string | null; is_test: boolean })[]
     >`
       WITH stale AS (
         SELECT id FROM webhook_deliveries
@@ -82,8 +84,13 @@ export class DeliverySweepStore {
       SET status = 'FAILED', error = ${OUTCOME_UNKNOWN}, next_attempt_at = NULL, updated_at = now()
       FROM stale WHERE d.id = stale.id AND d.status = 'PENDING'
       RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id,
-                d.queue_position::text`;
-    return rows.map((r) => ({ ...attemptOf(r), requestId: r.request_id, queuePosition: r.queue_position }));
+                d.queue_position::text, d.is_test`;
+    return rows.map((r) => ({
+      ...attemptOf(r),
+      requestId: r.request_id,
+      queuePosition: r.queue_position,
+      test: r.is_test,
+    }));
   }
 
   /** Writes the next attempts of closed ones, PENDING and due after their delay (unique per attempt). */
