@@ -560,6 +560,23 @@ export function routeGroups(http: HttpClient) {
           { query, auth: 'bearer' },
         ),
       /**
+       * An endpoint's log by message: newest first by latest attempt, each with every attempt (limit
+       * 1–100, default 50; offset; filters)
+       *
+       * status, since and until apply to the latest attempt; eventType and messageId to the message. No
+       * total: hasMore says whether another page follows.
+       */
+      listMessages: (
+        communityId: string,
+        webhookId: string,
+        query: QueryParams<'/api/communities/{communityId}/webhooks/{webhookId}/messages', 'get'> = {},
+      ) =>
+        http.request<ResponseData<'/api/communities/{communityId}/webhooks/{webhookId}/messages', 'get'>>(
+          'GET',
+          `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}/messages`,
+          { query, auth: 'bearer' },
+        ),
+      /**
        * Mint a new primary secret (shown once); earlier secrets stay valid for the overlap window
        *
        * Rate limit: burst 5, then 1 per 20 s per caller and community.

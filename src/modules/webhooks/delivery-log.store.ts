@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { MAX_PAGE_SIZE } from '../../common/pagination/page-query.dto';
 import type { DeliveryStatus } from '../../generated/prisma/enums';
 import { ISO } from '../../prisma/iso-text';
+import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import type { EventBody } from '../events/event-body';
 
@@ -134,6 +135,39 @@ function deliveryView(row: DeliveryPageRow, endpointId: string): DeliveryView {
   };
 }
 
+/** The filters of the message view (see messages). */
+export interface MessagePageQuery {
+  limit: number;
+  offset: number;
+  status?: DeliveryStatus;
+  eventType?: string;
+  messageId?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/** One message (event) of the endpoint's log, its latest attempt's state, and every attempt of it. */
+export interface MessageView {
+  messageId: string;
+  eventType: string;
+  status: DeliveryStatus;
+  test: boolean;
+  attemptCount: number;
+  firstAttemptAt: Date | string;
+  lastAttemptAt: Date | string;
+  lastSentAt: Date | string | null;
+  nextAttemptAt: Date | string | null;
+  lastResponseStatus: number | null;
+  attempts: DeliveryView[];
+}
+
+export interface MessagePage {
+  items: MessageView[];
+  limit: number;
+  offset: number;
+  hasMore: boolean;
+}
+
 export interface DeliveryPageQuery {
   limit: number;
   offset: number;
@@ -227,6 +261,86 @@ export class DeliveryLogStore {
       offset: query.offset,
       total,
       hasMore: query.offset + items.length < total,
+    };
+  }
+
+  /**
+   * A page of the endpoint's messages (events), newest first by their latest attempt, each with every
+   * attempt of it (newest first) and the state of the latest: the log grouped by message. Filters
+   * apply to the latest attempt: `status` its state, `since`/`until` when it was written;
+   * `eventType` and `messageId` the message. A message's latest attempt is the one no later attempt
+   * follows, a probe of the (endpoint, message, attempt) unique index per row read; the rows come
+   * from the (community, endpoint[, status], created_at) indexes. No total: counting messages would
+   * read the whole log; `hasMore` says whether another page follows. Null: no such endpoint.
+   */
+  async messages(
+    communityId: string,
+    endpointId: string,
+    query: MessagePageQuery,
+  ): Promise<MessagePage | null> {
+    const filters: Prisma.Sql[] = [];
+    if (query.status) filters.push(Prisma.sql`AND d.status = ${query.status}::"DeliveryStatus"`);
+    if (query.eventType) filters.push(Prisma.sql`AND d.event_type = ${query.eventType}`);
+    if (query.messageId) filters.push(Prisma.sql`AND d.message_id = ${query.messageId}`);
+    if (query.since) filters.push(Prisma.sql`AND d.created_at >= ${query.since}`);
+    if (query.until) filters.push(Prisma.sql`AND d.created_at < ${query.until}`);
+    const latest = await this.prisma.$queryRaw<DeliveryRow[]>`
+      SELECT ${Prisma.raw(DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1'))}
+        FROM webhook_deliveries d
+       WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
+         ${filters.length > 0 ? Prisma.join(filters, ' ') : Prisma.empty}
+         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries n
+                          WHERE n.endpoint_id = d.endpoint_id AND n.message_id = d.message_id
+                            AND n.attempt > d.attempt)
+       ORDER BY d.created_at DESC, d.id DESC
+       LIMIT ${query.limit + 1} OFFSET ${query.offset}`;
+    // an empty page: an endpoint with nothing (more) to show, or no such endpoint
+    if (latest.length === 0) {
+      const [found] = await this.prisma.$queryRaw<{ found: boolean }[]>`
+        SELECT EXISTS (SELECT 1 FROM webhook_endpoints
+                        WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid) AS found`;
+      if (!found.found) return null;
+    }
+    const hasMore = latest.length > query.limit;
+    const page = latest.slice(0, query.limit);
+    const messageIds = page.map((row) => row.message_id);
+    const attempts =
+      messageIds.length === 0
+        ? []
+        : await this.prisma.$queryRaw<(DeliveryRow & { payload: EventBody | null })[]>`
+            SELECT ${Prisma.raw(DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1'))},
+                   (SELECT o.payload FROM outbox_events o
+                     WHERE o.message_id = d.message_id AND o.community_id = d.community_id) AS payload
+              FROM webhook_deliveries d
+             WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
+               AND d.message_id = ANY(${messageIds}::text[])
+             ORDER BY d.attempt DESC`;
+    const byMessage = new Map<string, DeliveryView[]>();
+    for (const row of attempts) {
+      const list = byMessage.get(row.message_id) ?? [];
+      list.push(toDeliveryView(row, row.payload));
+      byMessage.set(row.message_id, list);
+    }
+    return {
+      items: page.map((row) => {
+        const all = byMessage.get(row.message_id) ?? [];
+        return {
+          messageId: row.message_id,
+          eventType: row.event_type,
+          status: row.status,
+          test: row.is_test,
+          attemptCount: row.attempt,
+          firstAttemptAt: all.length > 0 ? all[all.length - 1].createdAt : row.created_at,
+          lastAttemptAt: row.created_at,
+          lastSentAt: row.started_at,
+          nextAttemptAt: row.next_attempt_at,
+          lastResponseStatus: row.response_status,
+          attempts: all,
+        };
+      }),
+      limit: query.limit,
+      offset: query.offset,
+      hasMore,
     };
   }
 

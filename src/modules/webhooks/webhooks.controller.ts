@@ -16,6 +16,7 @@ import {
   CreateWebhookDto,
   DeliveryParamsDto,
   DeliveryQueryDto,
+  MessageQueryDto,
   RecoverDeliveriesDto,
   ResendDeliveryDto,
   SendTestDto,
@@ -27,6 +28,7 @@ import {
   DeletedWebhookDto,
   DeliveryDto,
   DeliveryPageDto,
+  MessagePageDto,
   RecoverResultDto,
   RotatedSecretDto,
   WebhookDto,
@@ -144,6 +146,24 @@ export class WebhooksController {
     @CurrentTenant() tenant: TenantContext,
   ) {
     return this.deliveries.list(communityOf(tenant, params), params.webhookId, query);
+  }
+
+  @Get(':webhookId/messages')
+  @ApiEndpoint({
+    summary:
+      "An endpoint's log by message: newest first by latest attempt, each with every attempt (limit 1–100, default 50; offset; filters)",
+    description:
+      'status, since and until apply to the latest attempt; eventType and messageId to the message. No total: hasMore says whether another page follows.',
+    auth: 'jwt',
+    response: MessagePageDto,
+    errors: [403, 404],
+  })
+  listMessages(
+    @Param() params: WebhookParamsDto,
+    @Query() query: MessageQueryDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.deliveries.messages(communityOf(tenant, params), params.webhookId, query);
   }
 
   @Post(':webhookId/rotate-secret')

@@ -29,6 +29,7 @@ from .types_generated import (
     Logout,
     LogoutAll,
     Member,
+    MessagePage,
     PortalCommunities,
     PortalLink,
     PortalSession,
@@ -677,6 +678,20 @@ class WebhooksRoutes(_Group):
             "/api/communities/{}/webhooks/{}".format(_seg(community_id), _seg(webhook_id)),
             idempotent=True,
             idempotency_key=idempotency_key,
+            auth=AUTH_BEARER,
+        )
+
+    def list_messages(self, community_id: str, webhook_id: str, **query: Any) -> MessagePage:
+        """An endpoint's log by message: newest first by latest attempt, each with every attempt (limit
+        1–100, default 50; offset; filters)
+
+        status, since and until apply to the latest attempt; eventType and messageId to the message.
+        No total: hasMore says whether another page follows.
+        """
+        return self._http.request(
+            "GET",
+            "/api/communities/{}/webhooks/{}/messages".format(_seg(community_id), _seg(webhook_id)),
+            query=_body(query),
             auth=AUTH_BEARER,
         )
 

@@ -748,6 +748,37 @@ class DeliveryPage(TypedDict):
     hasMore: bool
 
 
+class Message(TypedDict):
+    #: the state of the latest attempt: SUCCESS, FAILED (no attempt left, or waiting for a
+    #: retry: see nextAttemptAt) or PENDING
+    status: DeliveryStatus
+    #: when the latest attempt's request went out; null while it waits
+    lastSentAt: Optional[str]
+    #: when the waiting latest attempt is due; null once it is closed
+    nextAttemptAt: Optional[str]
+    lastResponseStatus: Optional[float]
+    attempts: List[Delivery]
+    #: the webhook-id a receiver sees, the same on every attempt
+    messageId: str
+    eventType: str
+    #: a probe of the test route
+    test: bool
+    #: how many attempts so far
+    attemptCount: float
+    #: when the first attempt was written
+    firstAttemptAt: str
+    #: when the latest attempt was written
+    lastAttemptAt: str
+
+
+class MessagePage(TypedDict):
+    items: List[Message]
+    limit: float
+    offset: float
+    #: another page follows (messages are not counted: that would read the whole log)
+    hasMore: bool
+
+
 class RotatedSecret(TypedDict):
     endpointId: str
     #: the new primary signing secret, shown in this response only
@@ -910,6 +941,8 @@ __all__ = [
     "MemberInput",
     "MemberRole",
     "MembershipSummary",
+    "Message",
+    "MessagePage",
     "ParentType",
     "Plan",
     "PortalCommunities",

@@ -243,6 +243,59 @@ export class UpdateWebhookDto extends TenantBodyDto {
  * Delivery-log paging (docs/product-decisions.md#4-lists): limit 1–100 (default 50), offset from 0
  * (default 0).
  */
+/**
+ * The message view's page and filters (docs/api.md#webhooks, "Messages"): limit 1–100 (default 50),
+ * offset from 0; status, since and until apply to a message's latest attempt.
+ */
+export class MessageQueryDto {
+  @OptionalNotNull()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE_SIZE)
+  limit: number = 50;
+
+  @OptionalNotNull()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(100_000)
+  offset: number = 0;
+
+  /** the state of the message's latest attempt */
+  @ApiPropertyOptional({ enum: DeliveryStatus })
+  @OptionalNotNull()
+  @IsIn(Object.values(DeliveryStatus))
+  status?: DeliveryStatus;
+
+  @ApiPropertyOptional({ enum: [...SUBSCRIBABLE_EVENTS, TEST_EVENT] })
+  @OptionalNotNull()
+  @IsIn([...SUBSCRIBABLE_EVENTS, TEST_EVENT])
+  eventType?: string;
+
+  /** one message by its id (the webhook-id header a receiver saw) */
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(100)
+  messageId?: string;
+
+  /** messages whose latest attempt was written at or after this time (ISO 8601) */
+  @OptionalNotNull()
+  @IsISO8601({ strict: true })
+  since?: string;
+
+  /** messages whose latest attempt was written before this time (ISO 8601) */
+  @OptionalNotNull()
+  @IsISO8601({ strict: true })
+  until?: string;
+
+  /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(100)
+  communityId?: string;
+}
+
 export class DeliveryQueryDto {
   @OptionalNotNull()
   @Transform(toInteger)

@@ -156,6 +156,43 @@ export class DeliveryPageDto {
   hasMore: boolean;
 }
 
+/** One message (event) of an endpoint's log: its latest attempt's state and every attempt, newest first. */
+export class MessageDto {
+  /** the webhook-id a receiver sees, the same on every attempt */
+  messageId: string;
+  eventType: string;
+  /** the state of the latest attempt: SUCCESS, FAILED (no attempt left, or waiting for a retry: see nextAttemptAt) or PENDING */
+  @ApiProperty({ enum: DeliveryStatus })
+  status: DeliveryStatus;
+  /** a probe of the test route */
+  test: boolean;
+  /** how many attempts so far */
+  attemptCount: number;
+  /** when the first attempt was written */
+  firstAttemptAt: Date;
+  /** when the latest attempt was written */
+  lastAttemptAt: Date;
+  /** when the latest attempt's request went out; null while it waits */
+  @ApiProperty({ nullable: true, type: Date })
+  lastSentAt: Date | null;
+  /** when the waiting latest attempt is due; null once it is closed */
+  @ApiProperty({ nullable: true, type: Date })
+  nextAttemptAt: Date | null;
+  @ApiProperty({ nullable: true, type: Number })
+  lastResponseStatus: number | null;
+  @ApiProperty({ type: [DeliveryDto] })
+  attempts: DeliveryDto[];
+}
+
+export class MessagePageDto {
+  @ApiProperty({ type: [MessageDto] })
+  items: MessageDto[];
+  limit: number;
+  offset: number;
+  /** another page follows (messages are not counted: that would read the whole log) */
+  hasMore: boolean;
+}
+
 export class EventTypeDto {
   name: string;
   description: string;
