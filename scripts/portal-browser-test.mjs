@@ -22,6 +22,8 @@ const databaseUrl = admin.replace(/\/[^/]*$/, `/${database}`);
 const stateDir = mkdtempSync(join(tmpdir(), 'portal-browser-'));
 const children = [];
 let failing = false;
+/** what the receiver answers while failing; a test below makes it long, to see only its beginning shown */
+let failingBody = '{"error":"receiver is down for the test"}';
 const received = [];
 
 function sql(statement) {
@@ -172,6 +174,131 @@ async function expectNoSidewaysScroll(page, what) {
   }
 }
 
+/** A time as the page shows it (the portal's localTime): formatted by the browser, in its time zone. */
+function localTimeIn(page, iso) {
+  return page.evaluate(
+    (value) => new Date(value).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }),
+    iso,
+  );
+}
+
+/** A card's 24 h figure as the portal words it, from the list route's counts. */
+function rateText({ attempts24h: attempts, succeeded24h: succeeded }) {
+  if (attempts === 0) return 'no attempts in 24 h';
+  return `${Math.round((succeeded / attempts) * 100)} % of ${attempts} in 24 h`;
+}
+
+/**
+ * Waits until the card's 24 h figure is what the API counts now, and returns it: the page must have read
+ * the list again after the attempts it caused (no reload of the page in between).
+ */
+/** As expectRateShown, and the figure must differ from `before`: the attempts `after` names were counted. */
+async function expectRateChanged(card, list, url, before, after) {
+  const shown = await expectRateShown(card, list, url, `the 24 h figure to count ${after}`);
+  if (shown === before) throw new Error(`the 24 h figure stayed ${before} after ${after}`);
+  return shown;
+}
+
+async function expectRateShown(card, list, url, what) {
+  let expected = null;
+  let shown = null;
+  try {
+    await waitFor(
+      async () => {
+        const endpoint = (await list()).items.find((w) => w.url === url);
+        expected = rateText(endpoint);
+        shown = await card.getByTestId('success-rate').textContent();
+        return shown === expected;
+      },
+      what,
+      20_000,
+    );
+  } catch (err) {
+    throw new Error(`${err.message}: the card shows "${shown}", the API counts "${expected}"`);
+  }
+  return expected;
+}
+
+/** Clicks the log's Refresh and returns the page of attempts the API answered it. */
+async function refreshLog(card) {
+  const answer = card
+    .page()
+    .waitForResponse((r) => r.request().method() === 'GET' && /\/deliveries\?/.test(r.url()));
+  await card.getByRole('button', { name: 'Refresh' }).click();
+  return (await (await answer).json()).data;
+}
+
+/**
+ * At phone width nothing reaches past the window's right edge but what a scroll container of its own
+ * (the delivery log's table) holds, and every event name's chip is one line tall: names wrap between
+ * chips, never inside one. `what` names the page in a failure.
+ */
+async function expectPhoneLayout(page, what) {
+  // runs in the page, where document and window exist
+  const { outside, chips } = await page.evaluate(() => {
+    const { document, innerWidth, getComputedStyle } = globalThis;
+    const name = (el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className}`;
+    const scrolls = (el) =>
+      ['auto', 'scroll'].includes(getComputedStyle(el).overflowX) &&
+      el.getBoundingClientRect().right <= innerWidth + 0.5;
+    const outside = [];
+    for (const el of document.querySelectorAll('body *')) {
+      const box = el.getBoundingClientRect();
+      if ((box.width === 0 && box.height === 0) || box.right <= innerWidth + 0.5) continue;
+      let held = false;
+      for (let up = el.parentElement; up && !held; up = up.parentElement) held = scrolls(up);
+      if (!held) outside.push(`${name(el)} (right edge at ${Math.round(box.right)} px)`);
+    }
+    const chips = [...document.querySelectorAll('.chip')].map((el) => {
+      const style = getComputedStyle(el);
+      const lineHeight = parseFloat(style.lineHeight);
+      const height = el.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+      return { text: el.textContent, lines, height, lineHeight };
+    });
+    return { outside: outside.slice(0, 5), chips };
+  });
+  if (outside.length > 0) throw new Error(`${what}: past the right edge: ${outside.join(', ')}`);
+  if (chips.length === 0) throw new Error(`${what}: no event name is shown as a chip`);
+  const broken = chips.filter((c) => c.lines !== 1 || Math.abs(c.height - c.lineHeight) > 1);
+  if (broken.length > 0) {
+    const said = broken.map((c) => `${c.text} (${c.lines} lines, ${c.height} px for ${c.lineHeight} px)`);
+    throw new Error(`${what}: event names broken over lines: ${said.join(', ')}`);
+  }
+}
+
+const STORAGE_KEY = 'webhook-portal-session';
+
+/** What the page keeps in the browser: the portal session in sessionStorage, nothing else anywhere. */
+async function storedIn(page) {
+  const kept = await page.evaluate(
+    (key) => ({
+      session: globalThis.sessionStorage.getItem(key),
+      local: globalThis.localStorage.length,
+      cookie: globalThis.document.cookie,
+    }),
+    STORAGE_KEY,
+  );
+  const cookies = await page.context().cookies();
+  if (kept.local !== 0) throw new Error(`the page wrote ${kept.local} item(s) to localStorage`);
+  if (kept.cookie !== '' || cookies.length > 0) throw new Error('the page has cookies');
+  return kept.session === null ? null : JSON.parse(kept.session);
+}
+
+/** Sets the expiry of the portal session the tab keeps (ms from now). */
+async function expireStoredIn(page, fromNowMs) {
+  await page.evaluate(
+    ([key, ms]) => {
+      const stored = JSON.parse(globalThis.sessionStorage.getItem(key));
+      stored.expiresAt = Date.now() + ms;
+      globalThis.sessionStorage.setItem(key, JSON.stringify(stored));
+    },
+    [STORAGE_KEY, fromNowMs],
+  );
+}
+
 const receiver = createServer((request, response) => {
   const chunks = [];
   request.on('data', (chunk) => chunks.push(chunk));
@@ -182,7 +309,7 @@ const receiver = createServer((request, response) => {
       body: Buffer.concat(chunks).toString('utf8'),
     });
     response.writeHead(failing ? 503 : 200, { 'content-type': 'application/json' });
-    response.end(failing ? '{"error":"receiver is down for the test"}' : '{"ok":true}');
+    response.end(failing ? failingBody : '{"ok":true}');
   });
 });
 
@@ -221,6 +348,16 @@ try {
   });
   const signedIn = watchSession(page);
   const expectText = (text) => page.getByText(text).first().waitFor({ timeout: 15_000 });
+  // the test's own reads of the API, with a login of its own renewed before its 8 s run out
+  let own = { token: null, at: 0 };
+  const ownerToken = async () => {
+    if (Date.now() - own.at > 5_000) {
+      const pair = await apiCall('POST', '/auth/login', undefined, { email: owner, password: demo.password });
+      own = { token: pair.accessToken, at: Date.now() };
+    }
+    return own.token;
+  };
+  const listOfPro = async () => apiCall('GET', `/communities/${pro.id}/webhooks`, await ownerToken());
 
   // --- password sign-in, then the community picker
   await page.goto(`${base}/portal`);
@@ -234,8 +371,10 @@ try {
   await page.getByRole('button', { name: /demo-pro/ }).click();
   await expectText('Endpoints');
   await page.screenshot({ path: join(shots, '02-endpoints.png'), fullPage: true });
+  // a password sign-in's tokens stay in memory: nothing in the browser's storage
+  if ((await storedIn(page)) !== null) throw new Error('a password sign-in is kept in sessionStorage');
 
-  // --- create an endpoint; the secret is shown once
+  // --- create an endpoint; the secret is shown once, inside the new endpoint's card, which takes the focus
   const hook = `http://127.0.0.1:${RECEIVER_PORT}/portal-hook`;
   await page.getByRole('button', { name: 'Add endpoint' }).click();
   await page.getByLabel('URL').fill(hook);
@@ -255,12 +394,40 @@ try {
     .getByLabel('Ordering', { exact: true })
     .selectOption({ label: 'FIFO (one at a time, in order)' });
   await page.getByRole('button', { name: 'Create endpoint' }).click();
-  const secret = await page.getByTestId('secret').textContent();
-  if (!secret?.startsWith('whsec_')) throw new Error(`no secret shown: ${secret}`);
-  await page.screenshot({ path: join(shots, '03-secret-once.png'), fullPage: true });
-  await page.getByRole('button', { name: 'I have saved it' }).click();
-  if ((await page.content()).includes(secret)) throw new Error('the secret is still on the page');
   const card = page.locator(`li[data-endpoint="${hook}"]`);
+  const secret = await card.getByTestId('secret').textContent();
+  if (!secret?.startsWith('whsec_')) throw new Error(`no secret shown: ${secret}`);
+  if ((await page.getByTestId('secret').count()) !== 1) throw new Error('the secret is shown more than once');
+  const secretHasFocus = await card
+    .getByRole('heading', { name: 'Signing secret' })
+    .evaluate((el) => el === globalThis.document.activeElement);
+  if (!secretHasFocus) throw new Error('the new secret did not take the focus');
+  await card.getByRole('button', { name: 'Copy secret' }).waitFor();
+  await card.getByText('Copy it now: it will not be shown again.').waitFor();
+  await page.screenshot({ path: join(shots, '03-secret-once.png'), fullPage: true });
+  await card.getByRole('button', { name: 'I have saved it' }).click();
+  if ((await page.content()).includes(secret)) throw new Error('the secret is still on the page');
+
+  // --- rotate: the new secret, once, in the card, saying until when the previous one keeps signing
+  const rotation = page.waitForResponse((r) => r.url().endsWith('/rotate-secret'));
+  await card.getByRole('button', { name: 'Rotate secret' }).click();
+  const rotated = (await (await rotation).json()).data;
+  await card.getByTestId('secret').filter({ hasText: rotated.secret }).waitFor();
+  if (rotated.secret === secret) throw new Error('the rotation answered the old secret');
+  if ((await page.getByTestId('secret').count()) !== 1) throw new Error('the rotated secret is shown twice');
+  await card.getByRole('button', { name: 'Copy secret' }).waitFor();
+  await card.getByText('Copy it now: it will not be shown again.').waitFor();
+  const overlapUntil = await localTimeIn(page, rotated.previousSecretsExpireAt);
+  const overlap = await card.getByTestId('secret-overlap').textContent();
+  if (!overlap.includes(`The previous secret keeps signing until ${overlapUntil}`))
+    throw new Error(`the card does not say until when the previous secret signs: ${overlap}`);
+  if (!overlap.includes('your receiver must accept either'))
+    throw new Error(`the card does not say that both secrets must be accepted: ${overlap}`);
+  await page.screenshot({ path: join(shots, '03a-secret-rotated.png'), fullPage: true });
+  await card.getByRole('button', { name: 'I have saved it' }).click();
+  if ((await page.content()).includes(rotated.secret))
+    throw new Error('the rotated secret is still on the page');
+  if ((await page.getByTestId('secret-overlap').count()) !== 0) throw new Error('the overlap note stayed');
   await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234', 'X-Route': '…west' });
   await card.getByText('Rate limit: 20 per second').waitFor();
   await card.getByText('Ordering: FIFO').waitFor();
@@ -342,23 +509,106 @@ try {
     throw new Error(`the API keeps the ordering as ${orderingStored}, not unordered`);
   await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': undefined });
 
-  // --- the receiver fails: the failure shows in the log; after recovery a resend succeeds
+  // --- a failed test shows what the receiver answered (status, error, duration, the body's beginning),
+  // and the card's 24 h figure counts it at once, without a reload
+  const rateBeforeTest = await expectRateShown(card, listOfPro, hook, 'the 24 h figure after the tests');
   failing = true;
+  failingBody = JSON.stringify({ error: 'receiver is down for the test', padding: 'z'.repeat(2000) });
+  await card.getByRole('button', { name: 'Send test' }).click();
+  const testResult = card.getByTestId('test-result');
+  await testResult.getByRole('alert').filter({ hasText: 'Test delivery failed' }).waitFor();
+  const failedTest = await testResult.textContent();
+  for (const part of [
+    'Response status503',
+    'Errortarget answered HTTP 503',
+    'Response body (beginning){"error":"receiver is down for the test"',
+    `(${failingBody.length} characters in all)`,
+  ]) {
+    if (!failedTest.includes(part)) throw new Error(`the failed test does not show "${part}": ${failedTest}`);
+  }
+  if (!/Duration\d+ ms/.test(failedTest)) throw new Error(`the failed test shows no duration: ${failedTest}`);
+  if (failedTest.includes('z'.repeat(1000))) throw new Error('the failed test shows the whole response body');
+  await page.screenshot({ path: join(shots, '04d-test-failed.png'), fullPage: true });
+  failing = false;
+  await expectRateChanged(card, listOfPro, hook, rateBeforeTest, 'the failed test');
+
+  // --- the receiver fails: the failure shows in the log, with when it was sent, and its retry waiting
+  failing = true;
+  failingBody = '{"error":"receiver is down for the test"}';
   await apiCall('POST', '/sdk/tweets', undefined, { content: 'Hello from the portal test' }, demo.apiKey.key);
   await card.getByRole('button', { name: 'Delivery log' }).click();
+  const isTweet = (d) => d.eventType === 'tweet.created';
+  let log = null;
   await waitFor(async () => {
-    await card.getByRole('button', { name: 'Refresh' }).click();
-    return (await card.locator('tr[data-status="FAILED"]').count()) >= 1;
-  }, 'the failed delivery in the log');
-  await card.locator('tr[data-status="FAILED"]').first().waitFor();
+    log = await refreshLog(card);
+    return (
+      log.items.some((d) => isTweet(d) && d.status === 'FAILED') &&
+      log.items.some((d) => isTweet(d) && d.status === 'PENDING' && d.sentAt === null)
+    );
+  }, 'the failed delivery and its waiting retry in the log');
   failing = false;
-  await card.locator('tr[data-status="FAILED"]').first().getByRole('button', { name: 'Resend' }).click();
-  await waitFor(async () => {
-    await card.getByRole('button', { name: 'Refresh' }).click();
-    return (await card.locator('tr[data-status="SUCCESS"]').count()) >= 2;
-  }, 'the resent delivery to succeed');
-  await card.locator('tr[data-status="FAILED"]').first().getByRole('button', { name: 'Details' }).click();
+  const failedItem = log.items.find((d) => isTweet(d) && d.status === 'FAILED');
+  const waitingItem = log.items.find((d) => isTweet(d) && d.status === 'PENDING' && d.sentAt === null);
+  // the rows of that answer, rendered
+  for (const item of [failedItem, waitingItem])
+    await card.locator(`tr[data-delivery="${item.id}"]`).waitFor();
+  const headings = await card.getByRole('columnheader').allTextContents();
+  for (const column of ['Sent', 'Next attempt', 'Message'])
+    if (!headings.includes(column))
+      throw new Error(`the log has no ${column} column: ${headings.join(', ')}`);
+  if (headings.includes('Time')) throw new Error('the log still has a Time column');
+  const cell = (item, column) => card.locator(`tr[data-delivery="${item.id}"] td[data-column="${column}"]`);
+  const expectCell = async (item, column, text) => {
+    await cell(item, column).filter({ hasText: text }).waitFor();
+    const shown = await cell(item, column).textContent();
+    if (shown !== text)
+      throw new Error(`attempt ${item.attempt}'s ${column} shows "${shown}", not "${text}"`);
+  };
+  // the failed attempt: when it went out, in the viewer's time; nothing more is due for it
+  if (!failedItem.sentAt) throw new Error('the failed attempt has no sentAt');
+  await expectCell(failedItem, 'sent', await localTimeIn(page, failedItem.sentAt));
+  await expectCell(failedItem, 'next-attempt', '—');
+  // its retry, an hour away (WEBHOOK_RETRY_SCHEDULE): not sent yet, and when it is due
+  await expectCell(waitingItem, 'sent', 'waiting');
+  await expectCell(waitingItem, 'next-attempt', await localTimeIn(page, waitingItem.nextAttemptAt));
+  // the message id: shortened in its column, whole in the title and in the attempt's detail
+  const messageCode = cell(failedItem, 'message').locator('code');
+  const shortId = await messageCode.textContent();
+  if ((await messageCode.getAttribute('title')) !== failedItem.messageId)
+    throw new Error('the message column does not carry the whole id in its title');
+  if (shortId.length >= failedItem.messageId.length || !shortId.includes(failedItem.messageId.slice(-8)))
+    throw new Error(`the message column shows "${shortId}" for ${failedItem.messageId}`);
+  if ((await page.getByTitle(failedItem.messageId).count()) < 1)
+    throw new Error('the message id is not findable');
+  await card.locator(`tr[data-delivery="${failedItem.id}"]`).getByRole('button', { name: 'Details' }).click();
+  await card.getByTestId('message-id').filter({ hasText: failedItem.messageId }).waitFor();
+  // the test route's attempts are marked as tests and offer no Resend (the API refuses it)
+  const testItems = log.items.filter((d) => d.test);
+  if (testItems.length === 0) throw new Error('the log has no test attempt');
+  for (const item of testItems) {
+    const row = card.locator(`tr[data-delivery="${item.id}"]`);
+    await row.locator('.badge.test').waitFor();
+    if ((await row.getByRole('button', { name: 'Resend' }).count()) !== 0)
+      throw new Error(`the test attempt ${item.id} offers a resend`);
+  }
+
+  // --- after recovery a resend succeeds: the log follows it by itself and the 24 h figure counts it
+  const rateBeforeResend = await expectRateShown(card, listOfPro, hook, 'the 24 h figure with the failure');
+  const tweetRows = (status) =>
+    card
+      .locator(`tr[data-status="${status}"]`)
+      .filter({ has: page.locator('code.event', { hasText: /^tweet\.created$/ }) });
+  await card.locator(`tr[data-delivery="${failedItem.id}"]`).getByRole('button', { name: 'Resend' }).click();
+  await tweetRows('SUCCESS').first().waitFor({ timeout: 20_000 });
+  const rateAfterResend = await expectRateChanged(card, listOfPro, hook, rateBeforeResend, 'the resend');
   await page.screenshot({ path: join(shots, '05-delivery-log.png'), fullPage: true });
+
+  // --- the card and its log at phone width: the table scrolls inside its box, event names stay whole
+  await page.setViewportSize({ width: 375, height: 1000 });
+  await page.screenshot({ path: join(shots, '05b-delivery-log-375px.png'), fullPage: true });
+  await expectNoSidewaysScroll(page, 'the delivery log at 375 px');
+  await expectPhoneLayout(page, 'the delivery log at 375 px');
+  await page.setViewportSize({ width: 1440, height: 1000 });
 
   // --- pause, miss two events, resume, and recover what was missed from the log's recover form
   const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
@@ -367,11 +617,12 @@ try {
     `${tenMinutesAgo.getFullYear()}-${pad(tenMinutesAgo.getMonth() + 1)}-${pad(tenMinutesAgo.getDate())}` +
     `T${pad(tenMinutesAgo.getHours())}:${pad(tenMinutesAgo.getMinutes())}`;
   await card.getByRole('button', { name: 'Pause' }).click();
-  await card.getByText('paused').waitFor();
+  // the state's badge itself: the recover form's checkbox label says "paused" too
+  await card.locator('.badge', { hasText: /^paused$/ }).waitFor();
   for (const content of ['Missed while paused 1', 'Missed while paused 2'])
     await apiCall('POST', '/sdk/tweets', undefined, { content }, demo.apiKey.key);
   await card.getByRole('button', { name: 'Resume' }).click();
-  await card.getByText('active', { exact: true }).waitFor();
+  await card.locator('.badge', { hasText: /^active$/ }).waitFor();
   const beforeRecover = received.length;
   if (!(await card.getByLabel('Recover failed since').isVisible()))
     await card.getByRole('button', { name: 'Delivery log' }).click();
@@ -388,6 +639,12 @@ try {
   for (const n of [1, 2])
     if (missedSent().filter((body) => body.includes(`Missed while paused ${n}`)).length !== 1)
       throw new Error(`missed event ${n} was not sent exactly once: ${missedSent().length} sent`);
+  // their attempts are counted on the card once the log has followed them to their end
+  await waitFor(
+    async () => (await tweetRows('SUCCESS').count()) >= 3,
+    'the recovered deliveries in the log without a refresh',
+  );
+  await expectRateChanged(card, listOfPro, hook, rateAfterResend, 'the recovered deliveries');
   await page.screenshot({ path: join(shots, '05a-recovered-missed.png'), fullPage: true });
   await page.getByRole('button', { name: 'Event catalog' }).click();
   await page.screenshot({ path: join(shots, '06-catalog.png'), fullPage: true });
@@ -439,20 +696,76 @@ try {
     .getByRole('heading', { name: 'Webhooks · Demo Pro' /* the seed's name of demo-pro */ })
     .waitFor();
   if (phone.url().includes('token=')) throw new Error('the token stayed in the address bar');
+  const portalHeading = phone.getByRole('heading', { name: 'Webhooks · Demo Pro' });
+  // the endpoints list, shown (the seed's endpoint, subscribed to every event, is in it)
+  const endpointsShown = () => phone.locator('li[data-endpoint]').first().waitFor();
+  await endpointsShown();
   await phone.screenshot({ path: join(shots, '09-link-sign-in-375px.png'), fullPage: true });
+  await expectPhoneLayout(phone, 'the endpoints at 375 px');
 
-  // --- Sign out ends the portal-link session too
+  // --- a reload of the tab keeps the portal session: in sessionStorage only, never localStorage or a cookie
   const hooksOfPro = `/communities/${pro.id}/webhooks`;
   await waitFor(async () => linked.token !== null, 'the portal session to call the API');
   const portalToken = linked.token;
+  const kept = await storedIn(phone);
+  if (kept?.token !== portalToken || !(kept.expiresAt > Date.now()))
+    throw new Error(`the tab keeps ${JSON.stringify(kept)}, not the portal session with its expiry`);
+  await phone.reload();
+  await portalHeading.waitFor();
+  await endpointsShown();
+  if ((await phone.getByLabel('E-mail').count()) !== 0) throw new Error('the reload shows the sign-in form');
+  if ((await storedIn(phone))?.token !== portalToken) throw new Error('the reload changed the kept session');
+
+  // --- Sign out ends the portal-link session too, and the tab forgets it: a reload stays signed out
   if ((await statusWith('GET', hooksOfPro, portalToken)) !== 200) throw new Error('portal session refused');
   await signOutOf(phone);
   const afterSignOut = await statusWith('GET', hooksOfPro, portalToken);
   if (afterSignOut !== 401) throw new Error(`the portal session answers ${afterSignOut} after Sign out`);
+  if ((await storedIn(phone)) !== null) throw new Error('the tab still keeps the session after Sign out');
+  await phone.reload();
+  await phone.getByLabel('E-mail').waitFor();
+  if ((await portalHeading.count()) !== 0) throw new Error('a reload after Sign out opened the portal');
   await phone.goto('about:blank');
   await phone.goto(link.url);
   await phone.getByText('This portal link cannot be used').waitFor();
   await phone.screenshot({ path: join(shots, '10-used-link.png'), fullPage: true });
+
+  // --- a kept session ends at its expiry: dropped while the page is open, and on a load after it; and a
+  // new link in the same tab replaces the kept session, which is ended on the server
+  const again = await apiCall('POST', '/auth/login', undefined, {
+    email: owner,
+    password: demo.password,
+    communityId: pro.id,
+  });
+  const [replacedLink, expiringLink, expiredLink] = await Promise.all(
+    [1, 2, 3].map(() =>
+      apiCall('POST', `/communities/${pro.id}/webhooks/portal-links`, again.accessToken, {}),
+    ),
+  );
+  const openLink = async (url) => {
+    await phone.goto('about:blank');
+    await phone.goto(url);
+    await portalHeading.waitFor();
+    await endpointsShown();
+    return (await storedIn(phone)).token;
+  };
+  const replacedToken = await openLink(replacedLink.url);
+  await openLink(expiringLink.url);
+  await waitFor(
+    async () => (await statusWith('GET', hooksOfPro, replacedToken)) === 401,
+    'the replaced portal session to be ended',
+  );
+  await expireStoredIn(phone, 4_000);
+  await phone.reload();
+  await portalHeading.waitFor();
+  await phone.getByText('Your portal session has expired. Open a new portal link to continue.').waitFor();
+  if ((await storedIn(phone)) !== null) throw new Error('the tab keeps a session past its expiry');
+  await openLink(expiredLink.url);
+  await expireStoredIn(phone, -1_000);
+  await phone.reload();
+  await phone.getByText('Your portal session has expired. Open a new portal link to continue.').waitFor();
+  await phone.getByLabel('E-mail').waitFor();
+  if ((await storedIn(phone)) !== null) throw new Error('an expired session is still kept after a load');
 
   if (iconRefusals.length > 0) throw new Error(`the icon was refused: ${iconRefusals.join(', ')}`);
 

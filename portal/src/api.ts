@@ -129,9 +129,9 @@ export interface StoredPortalSession {
 /**
  * sessionStorage, not localStorage or a cookie: it belongs to this tab alone and is gone when the tab
  * closes, so a portal link's session neither spreads to other tabs nor outlives the visit, and a cookie
- * would also travel with every request. Only a portal link's access token is kept (it ends within its hour,
- * PORTAL_SESSION_TTL): a password sign-in's refresh token would let whoever reads the storage keep renewing
- * the session for weeks, so that one stays in memory.
+ * would also travel with every request. Only a portal link's access token is kept (it lives PORTAL_SESSION_TTL,
+ * an hour by default, and is never renewed): a password sign-in's refresh token would let whoever reads the
+ * storage keep renewing the session for weeks, so that one stays in memory.
  */
 const STORAGE_KEY = 'webhook-portal-session';
 
@@ -206,8 +206,7 @@ async function send<T>(
     );
   }
   const text = await response.text();
-  let parsed: { success?: boolean; data?: T; error?: string; code?: string; details?: ApiErrorDetail[] } =
-    {};
+  let parsed: { success?: boolean; data?: T; error?: string; code?: string; details?: ApiErrorDetail[] } = {};
   try {
     parsed = text ? JSON.parse(text) : {};
   } catch {
@@ -262,6 +261,8 @@ export interface Delivery {
   sentAt: string | null;
   /** when a waiting attempt is due; null once it is closed */
   nextAttemptAt: string | null;
+  /** sent by the test route (webhook.test, or an event type's example): never retried, resent or recovered */
+  test: boolean;
   payload: Record<string, unknown> | null;
 }
 

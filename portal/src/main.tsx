@@ -80,9 +80,9 @@ function SecretOnce({ shown, onDone }: { shown: ShownSecret; onDone: () => void 
       <code data-testid="secret">{shown.secret}</code>
       {until && (
         <p data-testid="secret-overlap">
-          The previous secret keeps signing until <time dateTime={until}>{localTime(until)}</time>: until
-          then every delivery carries a signature made with each, so your receiver must accept either.
-          Switch it to this secret before then.
+          The previous secret keeps signing until <time dateTime={until}>{localTime(until)}</time>: until then
+          every delivery carries a signature made with each, so your receiver must accept either. Switch it to
+          this secret before then.
         </p>
       )}
       <div class="row">
@@ -318,7 +318,7 @@ function EndpointForm({
               }
             />
             <span>
-              <code>{type.name}</code> <span class="muted">{type.description}</span>
+              <code class="event">{type.name}</code> <span class="muted">{type.description}</span>
             </span>
           </label>
         ))}
@@ -378,43 +378,120 @@ function successRate(webhook: Webhook): string {
   return `${Math.round(((webhook.succeeded24h ?? 0) / attempts) * 100)} % of ${attempts} in 24 h`;
 }
 
-function AttemptDetail({ delivery }: { delivery: Delivery }) {
+/** An event's name as a chip: it wraps as a whole, between chips, never inside the name. */
+function EventChip({ name }: { name: string }) {
+  return <code class="event chip">{name}</code>;
+}
+
+/**
+ * A message id (msg_ + a ULID) short enough for a column: the ULID's first characters are its time, alike
+ * for neighbouring messages, so its last ones are kept. The whole id is in the title and the attempt's detail.
+ */
+function shortMessageId(id: string): string {
+  return id.length > 16 ? `${id.slice(0, 4)}…${id.slice(-8)}` : id;
+}
+
+/** When the attempt went out, or that it has not yet. */
+function sentText(delivery: Delivery): string {
+  return delivery.sentAt ? localTime(delivery.sentAt) : 'waiting';
+}
+
+/** What a test shows of the target's answer: its beginning, the log keeps the rest. */
+const BODY_PREVIEW_CHARS = 300;
+
+function bodyPreview(body: string): string {
+  return body.length > BODY_PREVIEW_CHARS
+    ? `${body.slice(0, BODY_PREVIEW_CHARS)}… (${body.length} characters in all)`
+    : body;
+}
+
+/** An attempt in full (the log's Details); `brief` keeps what a test's outcome needs and the body's beginning. */
+function AttemptDetail({ delivery, brief = false }: { delivery: Delivery; brief?: boolean }) {
+  const body = delivery.responseBody;
   return (
     <dl class="detail">
       <dt>Status</dt>
       <dd>{delivery.status}</dd>
-      <dt>Attempt</dt>
-      <dd>{delivery.attempt}</dd>
       <dt>Response status</dt>
       <dd>{delivery.responseStatus ?? '—'}</dd>
-      <dt>Duration</dt>
-      <dd>{delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`}</dd>
       <dt>Error</dt>
       <dd>{delivery.error ?? '—'}</dd>
-      <dt>Next attempt</dt>
-      <dd>{localTime(delivery.nextAttemptAt)}</dd>
-      <dt>Response body</dt>
+      <dt>Duration</dt>
+      <dd>{delivery.durationMs === null ? '—' : `${delivery.durationMs} ms`}</dd>
+      <dt>{brief ? 'Response body (beginning)' : 'Response body'}</dt>
       <dd>
-        <pre>{delivery.responseBody ?? '—'}</pre>
+        <pre>{body === null || body === '' ? '—' : brief ? bodyPreview(body) : body}</pre>
       </dd>
-      <dt>Event body</dt>
-      <dd>
-        <pre>{delivery.payload ? JSON.stringify(delivery.payload, null, 2) : '— (no longer kept)'}</pre>
+      <dt>Message</dt>
+      <dd class="row">
+        <code data-testid="message-id">{delivery.messageId}</code>
+        <CopyButton text={delivery.messageId} label="Copy message id" />
       </dd>
+      <dt>Sent</dt>
+      <dd>{sentText(delivery)}</dd>
+      {!brief && (
+        <>
+          <dt>Attempt</dt>
+          <dd>{delivery.attempt}</dd>
+          <dt>Logged</dt>
+          <dd>
+            {localTime(delivery.createdAt)}
+            {delivery.attempt > 1 && <span class="muted"> (when the attempt before it failed)</span>}
+          </dd>
+          <dt>Next attempt</dt>
+          <dd>{localTime(delivery.nextAttemptAt)}</dd>
+          <dt>Event body</dt>
+          <dd>
+            <pre>{delivery.payload ? JSON.stringify(delivery.payload, null, 2) : '— (no longer kept)'}</pre>
+          </dd>
+        </>
+      )}
     </dl>
   );
 }
 
+/** A test's outcome in its card: a failed one with what the target answered, not only a line. */
+function TestResult({ delivery, failure }: { delivery: Delivery; failure: string | null }) {
+  return (
+    <div
+      class={`card test-result${failure ? ' failed' : ''}`}
+      data-testid="test-result"
+      role={failure ? undefined : 'status'}
+    >
+      <h3>Test delivery</h3>
+      {failure && (
+        <p class="error" role="alert">
+          {failure}
+        </p>
+      )}
+      <AttemptDetail delivery={delivery} brief />
+    </div>
+  );
+}
+
 const PAGE = 20;
+/** After a resend or a recover the log follows the new attempts this long, so their outcome shows. */
+const FOLLOW_MS = 30_000;
+const FOLLOW_EVERY_MS = 2_000;
+
+/** An attempt the worker is sending or about to send, whose outcome is worth waiting for. */
+function dueSoon(delivery: Delivery, now: number): boolean {
+  if (delivery.status !== 'PENDING') return false;
+  if (delivery.sentAt) return true;
+  return delivery.nextAttemptAt === null || Date.parse(delivery.nextAttemptAt) <= now + FOLLOW_EVERY_MS;
+}
 
 function DeliveryLog({
   session,
   communityId,
   webhook,
+  onLoaded,
 }: {
   session: Session;
   communityId: string;
   webhook: Webhook;
+  /** each load of the log: attempts may have ended since, so the card's figures are read again */
+  onLoaded: () => void;
 }) {
   const [status, setStatus] = useState('');
   const [offset, setOffset] = useState(0);
@@ -425,27 +502,47 @@ function DeliveryLog({
   const [since, setSince] = useState('');
   const [includeMissed, setIncludeMissed] = useState(false);
   const [reload, setReload] = useState(0);
+  const [followUntil, setFollowUntil] = useState(0);
   const base = `/communities/${communityId}/webhooks/${webhook.id}`;
+  // the card passes a new function on each render: a load follows the log's own inputs, not that
+  const loaded = useRef(onLoaded);
+  loaded.current = onLoaded;
+  // another filter or page starts empty; a refresh keeps the rows on screen until the new ones arrive
+  useEffect(() => setPage(null), [status, offset]);
   useEffect(() => {
-    setPage(null);
+    let current = true;
     const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
     if (status) query.set('status', status);
     api<DeliveryPage>(session, 'GET', `${base}/deliveries?${query}`)
-      .then(setPage)
-      .catch((err) => setError(errorText(err)));
+      .then((next) => {
+        if (!current) return;
+        setPage(next);
+        loaded.current();
+      })
+      .catch((err) => current && setError(errorText(err)));
+    return () => {
+      current = false;
+    };
   }, [status, offset, reload, base, session]);
+  useEffect(() => {
+    const now = Date.now();
+    if (!page || now >= followUntil || !page.items.some((d) => dueSoon(d, now))) return;
+    const timer = setTimeout(() => setReload((n) => n + 1), FOLLOW_EVERY_MS);
+    return () => clearTimeout(timer);
+  }, [page, followUntil]);
   const act = async (work: () => Promise<string>) => {
     setError(null);
     try {
       setNotice(await work());
+      setFollowUntil(Date.now() + FOLLOW_MS);
       setReload((n) => n + 1);
     } catch (err) {
       setError(errorText(err));
     }
   };
   return (
-    <section aria-labelledby="log-title">
-      <h3 id="log-title">Delivery log</h3>
+    <section aria-labelledby={`log-title-${webhook.id}`}>
+      <h3 id={`log-title-${webhook.id}`}>Delivery log</h3>
       <div class="row">
         <label for="status-filter">Status</label>
         <select
@@ -515,13 +612,17 @@ function DeliveryLog({
       {!page && !error && <p aria-live="polite">Loading deliveries…</p>}
       {page?.items.length === 0 && <p>No deliveries yet.</p>}
       {page && page.items.length > 0 && (
-        <div class="table-wrap">
+        // a phone scrolls the table sideways inside this box, never the page; it takes the focus so a
+        // keyboard can scroll it too
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Delivery attempts">
           <table>
             <caption class="sr-only">Delivery attempts, newest first</caption>
             <thead>
               <tr>
-                <th scope="col">Time</th>
+                <th scope="col">Sent</th>
+                <th scope="col">Next attempt</th>
                 <th scope="col">Event</th>
+                <th scope="col">Message</th>
                 <th scope="col">Status</th>
                 <th scope="col">Attempt</th>
                 <th scope="col">Response</th>
@@ -531,42 +632,56 @@ function DeliveryLog({
             <tbody>
               {page.items.map((d) => (
                 <>
-                  <tr key={d.id} data-status={d.status}>
-                    <td>{localTime(d.createdAt)}</td>
+                  <tr key={d.id} data-status={d.status} data-delivery={d.id}>
+                    <td class="time" data-column="sent">
+                      {sentText(d)}
+                    </td>
+                    <td class="time" data-column="next-attempt">
+                      {localTime(d.nextAttemptAt)}
+                    </td>
                     <td>
-                      <code>{d.eventType}</code>
+                      <EventChip name={d.eventType} />
+                      {d.test && <span class="badge test">test</span>}
+                    </td>
+                    <td data-column="message">
+                      <code class="message-id" title={d.messageId}>
+                        {shortMessageId(d.messageId)}
+                      </code>
                     </td>
                     <td>
                       <span class={`badge ${d.status.toLowerCase()}`}>{d.status}</span>
                     </td>
                     <td>{d.attempt}</td>
                     <td>{d.responseStatus ?? d.error ?? '—'}</td>
-                    <td class="row">
-                      <button
-                        type="button"
-                        aria-expanded={open === d.id}
-                        onClick={() => setOpen(open === d.id ? null : d.id)}
-                      >
-                        Details
-                      </button>
-                      {d.eventType !== 'webhook.test' && (
+                    <td>
+                      <div class="row actions">
                         <button
                           type="button"
-                          onClick={() =>
-                            act(async () => {
-                              await api(session, 'POST', `${base}/deliveries/${d.id}/resend`, {});
-                              return `Event ${d.eventType} queued again.`;
-                            })
-                          }
+                          aria-expanded={open === d.id}
+                          onClick={() => setOpen(open === d.id ? null : d.id)}
                         >
-                          Resend
+                          Details
                         </button>
-                      )}
+                        {/* the API refuses to resend a test: the test route sends another */}
+                        {!d.test && (
+                          <button
+                            type="button"
+                            onClick={() =>
+                              act(async () => {
+                                await api(session, 'POST', `${base}/deliveries/${d.id}/resend`, {});
+                                return `Event ${d.eventType} queued again.`;
+                              })
+                            }
+                          >
+                            Resend
+                          </button>
+                        )}
+                      </div>
                     </td>
                   </tr>
                   {open === d.id && (
                     <tr key={`${d.id}-detail`}>
-                      <td colSpan={6}>
+                      <td colSpan={8}>
                         <AttemptDetail delivery={d} />
                       </td>
                     </tr>
@@ -607,26 +722,58 @@ function Endpoints({
   const [rates, setRates] = useState<Record<string, string>>({});
   const [error, setError] = useState<string | null>(null);
   const [form, setForm] = useState<{ editing: Webhook | null } | null>(null);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<ShownSecret | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
-  const [test, setTest] = useState<{ endpointId: string; delivery: Delivery } | null>(null);
+  const [test, setTest] = useState<{ endpointId: string; delivery: Delivery; failure: string | null } | null>(
+    null,
+  );
+  const [testing, setTesting] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
   const base = `/communities/${communityId}/webhooks`;
   useEffect(() => {
+    // the list is read again often (each load of a log): an older read answering last must not undo a
+    // newer one, e.g. show an endpoint active again just after its Pause
+    let current = true;
     api<{ items: Webhook[] }>(session, 'GET', base)
       .then((list) => {
+        if (!current) return;
         setWebhooks(list.items);
         setRates(Object.fromEntries(list.items.map((w) => [w.id, successRate(w)])));
       })
-      .catch((err) => setError(errorText(err)));
+      .catch((err) => current && setError(errorText(err)));
+    return () => {
+      current = false;
+    };
   }, [reload, base, session]);
+  const refresh = () => setReload((n) => n + 1);
   const act = async (work: () => Promise<void>) => {
     setError(null);
     try {
       await work();
-      setReload((n) => n + 1);
+      refresh();
     } catch (err) {
       setError(errorText(err));
+    }
+  };
+  const sendTest = async (endpointId: string) => {
+    setError(null);
+    setTest(null);
+    setTesting(endpointId);
+    try {
+      const delivery = await api<Delivery>(session, 'POST', `${base}/${endpointId}/test`, {});
+      setTest({ endpointId, delivery, failure: null });
+      refresh();
+    } catch (err) {
+      // a failed test was sent and logged: its answer carries the attempt, shown like a success's
+      const attempt = err instanceof ApiError && err.code === 'WEBHOOK_TEST_FAILED' ? err.data : undefined;
+      if (attempt && typeof attempt === 'object') {
+        setTest({ endpointId, delivery: attempt as Delivery, failure: errorText(err) });
+        refresh();
+      } else {
+        setError(errorText(err));
+      }
+    } finally {
+      setTesting(null);
     }
   };
   const current = webhooks?.find((w) => w.id === selected) ?? null;
@@ -638,7 +785,6 @@ function Endpoints({
           Add endpoint
         </button>
       </div>
-      {secret && <SecretOnce secret={secret} onDone={() => setSecret(null)} />}
       {form && (
         <EndpointForm
           session={session}
@@ -646,10 +792,10 @@ function Endpoints({
           catalog={catalog}
           editing={form.editing}
           onCancel={() => setForm(null)}
-          onSaved={(_saved, newSecret) => {
+          onSaved={(saved, newSecret) => {
             setForm(null);
-            if (newSecret) setSecret(newSecret);
-            setReload((n) => n + 1);
+            if (newSecret) setSecret({ endpointId: saved.id, secret: newSecret });
+            refresh();
           }}
         />
       )}
@@ -666,11 +812,22 @@ function Endpoints({
               </span>
             </div>
             <p>{w.description || <span class="muted">No description</span>}</p>
+            <div class="events">
+              <span class="muted" id={`events-of-${w.id}`}>
+                Events:
+              </span>
+              <ul class="plain chips" aria-labelledby={`events-of-${w.id}`}>
+                {w.events.map((name) => (
+                  <li key={name}>
+                    <EventChip name={name} />
+                  </li>
+                ))}
+              </ul>
+            </div>
             <p class="muted">
-              Events: {w.events.join(', ')} · Rate limit:{' '}
-              {w.rateLimit === null ? 'none' : `${w.rateLimit} per second`} · Ordering:{' '}
+              Rate limit: {w.rateLimit === null ? 'none' : `${w.rateLimit} per second`} · Ordering:{' '}
               {w.ordering === 'fifo' ? 'FIFO' : 'unordered'} · Failures in a row: {w.consecutiveFailures} ·
-              Success rate: {rates[w.id] ?? '…'}
+              Success rate: <span data-testid="success-rate">{rates[w.id] ?? '…'}</span>
             </p>
             <HeadersList id={w.id} headers={w.headers} />
             <div class="row">
@@ -699,31 +856,24 @@ function Endpoints({
                   {w.disabledAt ? 'Re-enable' : 'Resume'}
                 </button>
               )}
-              <button
-                type="button"
-                onClick={() =>
-                  act(async () => {
-                    setTest(null);
-                    setTest({
-                      endpointId: w.id,
-                      delivery: await api<Delivery>(session, 'POST', `${base}/${w.id}/test`, {}),
-                    });
-                  })
-                }
-              >
-                Send test
+              <button type="button" disabled={testing === w.id} onClick={() => void sendTest(w.id)}>
+                {testing === w.id ? 'Sending test…' : 'Send test'}
               </button>
               <button
                 type="button"
                 onClick={() =>
                   act(async () => {
-                    const rotated = await api<{ secret: string }>(
+                    const rotated = await api<RotatedSecret>(
                       session,
                       'POST',
                       `${base}/${w.id}/rotate-secret`,
                       {},
                     );
-                    setSecret(rotated.secret);
+                    setSecret({
+                      endpointId: w.id,
+                      secret: rotated.secret,
+                      previousSecretsExpireAt: rotated.previousSecretsExpireAt,
+                    });
                   })
                 }
               >
@@ -741,13 +891,11 @@ function Endpoints({
                 Delete
               </button>
             </div>
-            {test?.endpointId === w.id && (
-              <div class="card" role="status">
-                <h3>Test delivery</h3>
-                <AttemptDetail delivery={test.delivery} />
-              </div>
+            {secret?.endpointId === w.id && <SecretOnce shown={secret} onDone={() => setSecret(null)} />}
+            {test?.endpointId === w.id && <TestResult delivery={test.delivery} failure={test.failure} />}
+            {current?.id === w.id && (
+              <DeliveryLog session={session} communityId={communityId} webhook={w} onLoaded={refresh} />
             )}
-            {current?.id === w.id && <DeliveryLog session={session} communityId={communityId} webhook={w} />}
           </li>
         ))}
       </ul>
@@ -762,7 +910,7 @@ function Catalog({ catalog }: { catalog: EventType[] }) {
       {catalog.map((type) => (
         <details key={type.name} class="card">
           <summary>
-            <code>{type.name}</code> — {type.description}
+            <code class="event">{type.name}</code> — {type.description}
           </summary>
           <h3>Schema</h3>
           <pre>{JSON.stringify(type.schema, null, 2)}</pre>
@@ -848,45 +996,99 @@ function Portal({
   );
 }
 
+/** The longest delay setTimeout keeps (about 24.8 days): a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const EXPIRED = 'Your portal session has expired. Open a new portal link to continue.';
+
+/** A portal link's token, from the URL's fragment (never sent to a server). */
+function linkToken(): string | null {
+  return new URLSearchParams(window.location.hash.slice(1)).get('token');
+}
+
+function portalSession(stored: StoredPortalSession): Session {
+  return { token: stored.token, communityId: stored.communityId, expiresAt: stored.expiresAt };
+}
+
+/** A load of the page opens a portal link in the address bar, else the session this tab kept, if unexpired. */
+function initialState(): { stored: StoredPortalSession | null; notice: string | null } {
+  if (linkToken()) return { stored: null, notice: null };
+  const { stored, expired } = restorePortalSession();
+  return { stored, notice: expired ? EXPIRED : null };
+}
+
 function App() {
-  const [session, setSession] = useState<Session | null>(null);
-  const [community, setCommunity] = useState<{ id: string; name: string } | null>(null);
+  const [initial] = useState(initialState);
+  const [session, setSession] = useState<Session | null>(
+    () => initial.stored && portalSession(initial.stored),
+  );
+  const [community, setCommunity] = useState<{ id: string; name: string } | null>(
+    () => initial.stored && { id: initial.stored.communityId, name: initial.stored.communityName },
+  );
   const [linkError, setLinkError] = useState<string | null>(null);
-  const [exchanging, setExchanging] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [exchanging, setExchanging] = useState(() => linkToken() !== null);
+  const [notice, setNotice] = useState<string | null>(initial.notice);
   useEffect(() => {
-    const token = new URLSearchParams(window.location.hash.slice(1)).get('token');
+    const token = linkToken();
     if (!token) return;
     // the token leaves the address bar (and history) before anything else happens
     history.replaceState(null, '', window.location.pathname);
     setExchanging(true);
-    api<{ accessToken: string; communityId: string; communityName: string }>(
+    api<{ accessToken: string; expiresIn: number; communityId: string; communityName: string }>(
       null,
       'POST',
       '/webhooks/portal-sessions',
       { token },
     )
       .then((portal) => {
-        start({ token: portal.accessToken, communityId: portal.communityId });
+        // a session this tab kept from an earlier link is replaced: end it rather than leave it usable
+        const earlier = restorePortalSession().stored;
+        if (earlier) void signOut(portalSession(earlier)).catch(() => undefined);
+        const stored = {
+          token: portal.accessToken,
+          expiresAt: Date.now() + portal.expiresIn * 1000,
+          communityId: portal.communityId,
+          communityName: portal.communityName,
+        };
+        storePortalSession(stored);
+        start(portalSession(stored));
         setCommunity({ id: portal.communityId, name: portal.communityName });
       })
       .catch((err) => setLinkError(errorText(err)))
       .finally(() => setExchanging(false));
   }, []);
   const leave = (message: string | null) => {
+    forgetPortalSession();
     setSession(null);
     setCommunity(null);
     setNotice(message);
   };
   function start(next: Session) {
-    next.onEnded = () => leave('Your session has ended. Sign in again to continue.');
     setNotice(null);
     setSession(next);
   }
+  // a session refused for good ends the page's session; a portal link's also ends when it expires, even
+  // with no call to meet the refusal
+  useEffect(() => {
+    if (!session) return;
+    session.onEnded = () => leave('Your session has ended. Sign in again to continue.');
+    const { expiresAt } = session;
+    if (expiresAt === undefined) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const check = () => {
+      const left = expiresAt - Date.now();
+      if (left <= 0) leave(EXPIRED);
+      else timer = setTimeout(check, Math.min(left, MAX_TIMER_MS));
+    };
+    check();
+    return () => clearTimeout(timer);
+  }, [session]);
   const end = async () => {
     if (!session) return;
-    // the server forgets the session first: a token copied from this page stops working everywhere
+    // the server forgets the session first: a token copied from this page stops working everywhere; and
+    // this tab forgets it before asking, so a reload meanwhile does not bring it back
     session.onEnded = undefined;
+    forgetPortalSession();
     try {
       await signOut(session);
       leave('You are signed out.');

@@ -5,7 +5,7 @@ import { Errors } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
 import { CredentialsService } from './credentials.service';
 
-/** The answer to an API key on a route that takes a login token only (docs/api.md#authentication). */
+/** The answer to an API key on a route that takes a login token only (docs/api.md#identity-tenancy-access). */
 export const API_KEY_REFUSED = 'This route needs a login token (Bearer); API keys are not accepted here';
 
 /**
