@@ -111,7 +111,7 @@ describe('OpenApiResponseValidator', () => {
     });
   });
 
-  it('flags a route the document lacks, and skips only unmatched paths, the docs, the portal page and HEAD', () => {
+  it('flags a route the document lacks, and skips only unmatched paths, the docs, the portal page, its icon and HEAD', () => {
     expect(validator.check(answer({ route: '/api/sdk/secrets/:id' }))).toMatchObject({
       kind: 'violation',
       operation: 'GET /api/sdk/secrets/{id}',
@@ -126,6 +126,8 @@ describe('OpenApiResponseValidator', () => {
       kind: 'skipped',
     });
     expect(validator.check(answer({ route: '/portalx' }))).toMatchObject({ kind: 'violation' });
+    expect(validator.check(answer({ route: '/favicon.ico', status: 301 }))).toEqual({ kind: 'skipped' });
+    expect(validator.check(answer({ route: '/favicon.icox' }))).toMatchObject({ kind: 'violation' });
     expect(validator.check(answer({ method: 'HEAD' }))).toEqual({ kind: 'skipped' });
   });
 

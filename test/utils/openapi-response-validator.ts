@@ -8,10 +8,11 @@ const OPERATION_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /**
  * Requests that are not documented operations and are skipped on purpose: the documentation pages
  * themselves, routes that only test files register (test/tenancy/probe.module.ts), and the webhook
- * portal's static page and assets under /portal (a web page outside the /api document). Unmatched
+ * portal's static page and assets under /portal and the /favicon.ico redirect to its icon (a web page
+ * outside the /api document). Unmatched
  * paths (Fastify's 404 handler) are skipped too; any other route the document lacks is a violation.
  */
-const SKIPPED_ROUTES = [/^\/api\/docs(?:[-/]|$)/, /^\/api\/probe\//, /^\/portal(?:\/|$)/];
+const SKIPPED_ROUTES = [/^\/api\/docs(?:[-/]|$)/, /^\/api\/probe\//, /^\/portal(?:\/|$)/, /^\/favicon\.ico$/];
 
 export interface ObservedResponse {
   method: string;
