@@ -262,6 +262,9 @@ export class DeliveryProcessor extends WorkerHost {
       return;
     }
 
+    // the sender signs with the cached secrets: a copy older than the claim's version is read again
+    // (before the rate limit's start is taken, so that nothing awaited lies between that start and the send)
+    await this.secrets.atLeast(communityId, endpointId, claim.secretsVersion);
     if (endpoint.rate_limit !== null) {
       const waitMs = await this.rateLimits.take(endpointId, endpoint.rate_limit, job.heldBack === true);
       if (waitMs > 0) {
@@ -274,8 +277,6 @@ export class DeliveryProcessor extends WorkerHost {
       }
     }
 
-    // the sender signs with the cached secrets: a copy older than the claim's version is read again
-    await this.secrets.atLeast(communityId, endpointId, claim.secretsVersion);
     const result = await this.sender.send({
       communityId,
       endpointId,
