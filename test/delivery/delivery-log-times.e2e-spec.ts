@@ -1,10 +1,9 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { syntheticData } from '../utils/synthetic-event';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { waitFor } from '../utils/worker';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 const HOUR_MS = 3600_000;
 
@@ -14,40 +13,28 @@ const HOUR_MS = 3600_000;
  * `nextAttemptAt` when a waiting one is due. Three different things, shown apart.
  */
 describe('delivery log: when an attempt was sent, written and due', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   it('shows a retry sent after it was written, and a waiting attempt as not sent', async () => {
-    const { community, token } = await memberWithToken(api.app, { plan: 'PRO' });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'PRO' });
     const path = `/${unique('hook')}`;
     let calls = 0;
-    receiver.respond(path, () => ({ status: ++calls === 1 ? 500 : 200 }));
-    const created = await call(api.app, 'POST', `/api/communities/${community.id}/webhooks`, {
+    stack.receiver.respond(path, () => ({ status: ++calls === 1 ? 500 : 200 }));
+    const created = await call(stack.api.app, 'POST', `/api/communities/${community.id}/webhooks`, {
       token,
-      body: { url: receiver.url + path, events: ['tweet.created'] },
+      body: { url: stack.receiver.url + path, events: ['tweet.created'] },
     });
     const endpointId = created.body.data.id as string;
-    const event = await api.prisma.$transaction((tx) =>
-      api.app.get(OutboxService).record(tx, community.id, 'tweet.created', syntheticData()),
+    const event = await stack.api.prisma.$transaction((tx) =>
+      stack.api.app.get(OutboxService).record(tx, community.id, 'tweet.created', syntheticData()),
     );
     await waitFor('the retry to succeed', async () =>
-      api.prisma.webhookDelivery.count({ where: { endpointId, messageId: event.id, status: 'SUCCESS' } }),
+      stack.api.prisma.webhookDelivery.count({
+        where: { endpointId, messageId: event.id, status: 'SUCCESS' },
+      }),
     );
     // a third attempt waiting an hour (as a resend scheduled behind others would)
-    await api.prisma.webhookDelivery.create({
+    await stack.api.prisma.webhookDelivery.create({
       data: {
         communityId: community.id,
         endpointId,
@@ -59,7 +46,7 @@ describe('delivery log: when an attempt was sent, written and due', () => {
     });
 
     const log = await call(
-      api.app,
+      stack.api.app,
       'GET',
       `/api/communities/${community.id}/webhooks/${endpointId}/deliveries`,
       {
@@ -80,7 +67,7 @@ describe('delivery log: when an attempt was sent, written and due', () => {
     expect(first.sentAt).not.toBeNull();
     // the retry was written when the first failed and sent once due (WEBHOOK_RETRY_SCHEDULE: 50 ms)
     expect(Date.parse(retry.sentAt!)).toBeGreaterThanOrEqual(Date.parse(retry.createdAt) + 40);
-    expect(receiver.at(path)[1].receivedAt).toBeGreaterThanOrEqual(Date.parse(retry.sentAt!));
+    expect(stack.receiver.at(path)[1].receivedAt).toBeGreaterThanOrEqual(Date.parse(retry.sentAt!));
     expect(waiting).toMatchObject({ sentAt: null, nextAttemptAt: expect.any(String) });
   });
 });

@@ -1,12 +1,12 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { syntheticData } from '../utils/synthetic-event';
-import { Answer, Receiver, ReceivedWebhook, startReceiver } from '../utils/webhook-receiver';
-import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { Answer, ReceivedWebhook } from '../utils/webhook-receiver';
+import { waitFor } from '../utils/worker';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 /** How long the receiver takes to answer: long enough that two requests in flight would overlap. */
@@ -19,24 +19,10 @@ const RECEIVER_LATENCY_MS = 3;
  * emptied Redis: test/resilience/fifo-ordering.resilience-spec.ts.
  */
 describe('webhook endpoint ordering', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   async function owner() {
-    return memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });
+    return memberWithToken(stack.api.app, { plan: 'PRO', role: 'OWNER' });
   }
 
   async function addEndpoint(
@@ -44,24 +30,24 @@ describe('webhook endpoint ordering', () => {
     extra: Record<string, unknown>,
   ) {
     const path = `/${unique('hook')}`;
-    const created = await call(api.app, 'POST', hooks(member.community.id), {
+    const created = await call(stack.api.app, 'POST', hooks(member.community.id), {
       token: member.token,
-      body: { url: receiver.url + path, events: ['tweet.created'], ...extra },
+      body: { url: stack.receiver.url + path, events: ['tweet.created'], ...extra },
     });
     expect(created.status).toBe(201);
     return { id: created.body.data.id as string, path, ordering: created.body.data.ordering as string };
   }
 
   function patch(member: { community: { id: string }; token: string }, id: string, body: object) {
-    return call(api.app, 'PATCH', `${hooks(member.community.id)}/${id}`, { token: member.token, body });
+    return call(stack.api.app, 'PATCH', `${hooks(member.community.id)}/${id}`, { token: member.token, body });
   }
 
   /** `count` events, each in a transaction of its own, one after another: their commit order is the order returned. */
   async function raise(communityId: string, count: number, type: SubscribableEvent = 'tweet.created') {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const event = await api.prisma.$transaction((tx) =>
-        api.app
+      const event = await stack.api.prisma.$transaction((tx) =>
+        stack.api.app
           .get(OutboxService)
           .record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
       );
@@ -79,7 +65,7 @@ describe('webhook endpoint ordering', () => {
     answer: (messageId: string) => Answer | Promise<Answer> = () => ({ status: 200 }),
   ) {
     const seen = { inFlight: 0, maxInFlight: 0 };
-    receiver.respond(path, async (request: ReceivedWebhook) => {
+    stack.receiver.respond(path, async (request: ReceivedWebhook) => {
       seen.inFlight++;
       seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
       try {
@@ -92,14 +78,14 @@ describe('webhook endpoint ordering', () => {
     return seen;
   }
 
-  const messagesAt = (path: string) => receiver.at(path).map((r) => r.headers['webhook-id']);
+  const messagesAt = (path: string) => stack.receiver.at(path).map((r) => r.headers['webhook-id']);
 
   /** Every delivery row of the endpoint closed: none PENDING. */
   function allClosed(endpointId: string) {
     return waitFor(
       `every delivery of ${endpointId} closed`,
       async () =>
-        (await api.prisma.webhookDelivery.count({ where: { endpointId, status: 'PENDING' } })) === 0,
+        (await stack.api.prisma.webhookDelivery.count({ where: { endpointId, status: 'PENDING' } })) === 0,
       20_000,
     );
   }
@@ -111,11 +97,11 @@ describe('webhook endpoint ordering', () => {
       expect(plain.ordering).toBe('unordered');
       const fifo = await addEndpoint(member, { ordering: 'fifo' });
       expect(fifo.ordering).toBe('fifo');
-      expect((await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: fifo.id } })).ordering).toBe(
-        'fifo',
-      );
+      expect(
+        (await stack.api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: fifo.id } })).ordering,
+      ).toBe('fifo');
 
-      const list = await call(api.app, 'GET', hooks(member.community.id), { token: member.token });
+      const list = await call(stack.api.app, 'GET', hooks(member.community.id), { token: member.token });
       const listed = (list.body.data.items as { id: string; ordering: string }[]).find(
         (e) => e.id === fifo.id,
       );
@@ -130,9 +116,9 @@ describe('webhook endpoint ordering', () => {
 
     it.each(['lifo', 'FIFO', null, 1, ''])('refuses %p with 400 naming the field', async (value) => {
       const member = await owner();
-      const created = await call(api.app, 'POST', hooks(member.community.id), {
+      const created = await call(stack.api.app, 'POST', hooks(member.community.id), {
         token: member.token,
-        body: { url: `${receiver.url}/${unique('hook')}`, events: ['tweet.created'], ordering: value },
+        body: { url: `${stack.receiver.url}/${unique('hook')}`, events: ['tweet.created'], ordering: value },
       });
       expect(created.status).toBe(400);
       expect(created.body.code).toBe('VALIDATION_ERROR');
@@ -164,7 +150,7 @@ describe('webhook endpoint ordering', () => {
     // the 10th three times in a row (two failures, then its success), everything else once, in order
     expect(messagesAt(endpoint.path)).toEqual([...raised.slice(0, 10), tenth, tenth, ...raised.slice(10)]);
     expect(seen.maxInFlight).toBe(1);
-    const rows = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    const rows = await stack.api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
     expect(rows.filter((r) => r.status === 'SUCCESS')).toHaveLength(raised.length);
     expect(rows.filter((r) => r.status === 'FAILED').map((r) => r.messageId)).toEqual([tenth, tenth]);
   });
@@ -177,7 +163,7 @@ describe('webhook endpoint ordering', () => {
       if (messageId !== third) return { status: 200 };
       // the streak is cleared before each failure, so that three of them exhaust the message
       // without auto-disabling the endpoint (WEBHOOK_AUTO_DISABLE_MIN_FAILURES is 3 here)
-      await api.prisma.webhookEndpoint.update({
+      await stack.api.prisma.webhookEndpoint.update({
         where: { id: endpoint.id },
         data: { consecutiveFailures: 0, failingSince: null },
       });
@@ -212,11 +198,11 @@ describe('webhook endpoint ordering', () => {
     holding = queued[0];
     await waitFor('the held delivery at the receiver', () => messagesAt(endpoint.path).length === 2);
     queued.push(...(await raise(member.community.id, 5)));
-    const firstRow = await api.prisma.webhookDelivery.findFirstOrThrow({
+    const firstRow = await stack.api.prisma.webhookDelivery.findFirstOrThrow({
       where: { endpointId: endpoint.id, messageId: first },
     });
     const resent = await call(
-      api.app,
+      stack.api.app,
       'POST',
       `${hooks(member.community.id)}/${endpoint.id}/deliveries/${firstRow.id}/resend`,
       { token: member.token },
@@ -268,10 +254,10 @@ describe('webhook endpoint ordering', () => {
     expect((await patch(member, endpoint.id, { ordering: 'fifo' })).status).toBe(200);
     const after = await raise(member.community.id, 5);
     await waitFor('the five relayed', async () => {
-      return (await api.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })) === 8;
+      return (await stack.api.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })) === 8;
     });
     // nothing FIFO goes while the unordered ones are in flight
-    const head = await worker.context
+    const head = await stack.worker.context
       .get(DeliveryAttemptsStore)
       .claimFifoHead(member.community.id, endpoint.id);
     expect(head.outcome).toBe('busy');

@@ -1,11 +1,10 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { syntheticData } from '../utils/synthetic-event';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { waitFor } from '../utils/worker';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 
@@ -20,58 +19,48 @@ interface MessageItem {
 
 /** The log by message (docs/api.md#webhooks, "Messages"): one item per event with its attempts under it, and its filters. */
 describe('webhook messages: the delivery log by message', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   async function raise(communityId: string, type: SubscribableEvent = 'tweet.created') {
-    const event = await api.prisma.$transaction((tx) =>
-      api.app.get(OutboxService).record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
+    const event = await stack.api.prisma.$transaction((tx) =>
+      stack.api.app
+        .get(OutboxService)
+        .record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
     );
     return event.id;
   }
 
   it('lists each message once, newest first, with every attempt under it, and filters them', async () => {
-    const { community, token } = await memberWithToken(api.app, { plan: 'PRO' });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'PRO' });
     const path = `/${unique('hook')}`;
     let failOnce = '';
     const failed = new Set<string>();
-    receiver.respond(path, (request) => {
+    stack.receiver.respond(path, (request) => {
       const id = request.headers['webhook-id'];
       if (id !== failOnce || failed.has(id)) return { status: 200 };
       failed.add(id);
       return { status: 500 };
     });
-    const created = await call(api.app, 'POST', hooks(community.id), {
+    const created = await call(stack.api.app, 'POST', hooks(community.id), {
       token,
-      body: { url: receiver.url + path, events: ['tweet.created', 'member.joined'] },
+      body: { url: stack.receiver.url + path, events: ['tweet.created', 'member.joined'] },
     });
     const endpointId = created.body.data.id as string;
     const url = `${hooks(community.id)}/${endpointId}/messages`;
 
     const first = await raise(community.id);
-    await waitFor('the first delivered', () => receiver.at(path).length === 1);
+    await waitFor('the first delivered', () => stack.receiver.at(path).length === 1);
     const beforeSecond = new Date().toISOString();
     failOnce = await raise(community.id);
     await waitFor('the second delivered on its retry', async () =>
-      api.prisma.webhookDelivery.count({ where: { endpointId, messageId: failOnce, status: 'SUCCESS' } }),
+      stack.api.prisma.webhookDelivery.count({
+        where: { endpointId, messageId: failOnce, status: 'SUCCESS' },
+      }),
     );
     const joined = await raise(community.id, 'member.joined');
-    await waitFor('the third delivered', () => receiver.at(path).length === 4);
+    await waitFor('the third delivered', () => stack.receiver.at(path).length === 4);
 
-    const all = await call(api.app, 'GET', url, { token });
+    const all = await call(stack.api.app, 'GET', url, { token });
     expect(all.status).toBe(200);
     const items = all.body.data.items as MessageItem[];
     expect(items.map((m) => m.messageId)).toEqual([joined, failOnce, first]);
@@ -87,29 +76,31 @@ describe('webhook messages: the delivery log by message', () => {
     ]);
     expect(all.body.data).toMatchObject({ limit: 50, offset: 0, hasMore: false });
 
-    const byId = await call(api.app, 'GET', `${url}?messageId=${failOnce}`, { token });
+    const byId = await call(stack.api.app, 'GET', `${url}?messageId=${failOnce}`, { token });
     expect((byId.body.data.items as MessageItem[]).map((m) => m.messageId)).toEqual([failOnce]);
-    const byType = await call(api.app, 'GET', `${url}?eventType=member.joined`, { token });
+    const byType = await call(stack.api.app, 'GET', `${url}?eventType=member.joined`, { token });
     expect((byType.body.data.items as MessageItem[]).map((m) => m.messageId)).toEqual([joined]);
     // the latest attempt's state: the message that failed once has succeeded since
-    const stillFailing = await call(api.app, 'GET', `${url}?status=FAILED`, { token });
+    const stillFailing = await call(stack.api.app, 'GET', `${url}?status=FAILED`, { token });
     expect(stillFailing.body.data.items).toEqual([]);
-    const since = await call(api.app, 'GET', `${url}?since=${encodeURIComponent(beforeSecond)}`, { token });
+    const since = await call(stack.api.app, 'GET', `${url}?since=${encodeURIComponent(beforeSecond)}`, {
+      token,
+    });
     expect((since.body.data.items as MessageItem[]).map((m) => m.messageId)).toEqual([joined, failOnce]);
-    const paged = await call(api.app, 'GET', `${url}?limit=1&offset=1`, { token });
+    const paged = await call(stack.api.app, 'GET', `${url}?limit=1&offset=1`, { token });
     expect(paged.body.data).toMatchObject({ limit: 1, offset: 1, hasMore: true });
     expect((paged.body.data.items as MessageItem[]).map((m) => m.messageId)).toEqual([failOnce]);
   });
 
   it("answers 404 for another community's endpoint and 400 for a bad filter", async () => {
-    const mine = await memberWithToken(api.app, { plan: 'PRO' });
-    const theirs = await memberWithToken(api.app, { plan: 'PRO' });
-    const created = await call(api.app, 'POST', hooks(theirs.community.id), {
+    const mine = await memberWithToken(stack.api.app, { plan: 'PRO' });
+    const theirs = await memberWithToken(stack.api.app, { plan: 'PRO' });
+    const created = await call(stack.api.app, 'POST', hooks(theirs.community.id), {
       token: theirs.token,
-      body: { url: `${receiver.url}/${unique('hook')}`, events: ['tweet.created'] },
+      body: { url: `${stack.receiver.url}/${unique('hook')}`, events: ['tweet.created'] },
     });
     const foreign = await call(
-      api.app,
+      stack.api.app,
       'GET',
       `${hooks(mine.community.id)}/${created.body.data.id}/messages`,
       {
@@ -118,12 +109,12 @@ describe('webhook messages: the delivery log by message', () => {
     );
     expect(foreign.status).toBe(404);
 
-    const own = await call(api.app, 'POST', hooks(mine.community.id), {
+    const own = await call(stack.api.app, 'POST', hooks(mine.community.id), {
       token: mine.token,
-      body: { url: `${receiver.url}/${unique('hook')}`, events: ['tweet.created'] },
+      body: { url: `${stack.receiver.url}/${unique('hook')}`, events: ['tweet.created'] },
     });
     const url = `${hooks(mine.community.id)}/${own.body.data.id}/messages`;
-    const empty = await call(api.app, 'GET', url, { token: mine.token });
+    const empty = await call(stack.api.app, 'GET', url, { token: mine.token });
     expect(empty.body.data).toEqual({ items: [], limit: 50, offset: 0, hasMore: false });
     for (const [query, field] of [
       ['since=yesterday', 'since'],
@@ -132,7 +123,7 @@ describe('webhook messages: the delivery log by message', () => {
       ['limit=0', 'limit'],
       ['since=2026-01-02T00:00:00Z&until=2026-01-01T00:00:00Z', 'since'],
     ]) {
-      const res = await call(api.app, 'GET', `${url}?${query}`, { token: mine.token });
+      const res = await call(stack.api.app, 'GET', `${url}?${query}`, { token: mine.token });
       expect({ query, status: res.status }).toEqual({ query, status: 400 });
       expect(JSON.stringify(res.body)).toContain(field);
     }

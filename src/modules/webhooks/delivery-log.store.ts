@@ -59,6 +59,9 @@ export interface DeliveryRow {
 export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, attempt, status, response_status, response_body,
   duration_ms, error, created_at, updated_at, next_attempt_at, started_at, is_test, request_id`;
 
+/** DELIVERY_COLUMNS of a statement's row alias `d`. */
+const DELIVERY_COLUMNS_OF_D = Prisma.raw(DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1'));
+
 /** An attempt row as the API shows it, with the event body it sent (or sends). */
 export function toDeliveryView(row: DeliveryRow, payload: EventBody | null): DeliveryView {
   return {
@@ -285,7 +288,7 @@ export class DeliveryLogStore {
     if (query.since) filters.push(Prisma.sql`AND d.created_at >= ${query.since}`);
     if (query.until) filters.push(Prisma.sql`AND d.created_at < ${query.until}`);
     const latest = await this.prisma.$queryRaw<DeliveryRow[]>`
-      SELECT ${Prisma.raw(DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1'))}
+      SELECT ${DELIVERY_COLUMNS_OF_D}
         FROM webhook_deliveries d
        WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
          ${filters.length > 0 ? Prisma.join(filters, ' ') : Prisma.empty}
@@ -308,7 +311,7 @@ export class DeliveryLogStore {
       messageIds.length === 0
         ? []
         : await this.prisma.$queryRaw<(DeliveryRow & { payload: EventBody | null })[]>`
-            SELECT ${Prisma.raw(DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1'))},
+            SELECT ${DELIVERY_COLUMNS_OF_D},
                    (SELECT o.payload FROM outbox_events o
                      WHERE o.message_id = d.message_id AND o.community_id = d.community_id) AS payload
               FROM webhook_deliveries d

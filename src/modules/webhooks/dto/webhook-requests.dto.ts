@@ -240,10 +240,6 @@ export class UpdateWebhookDto extends TenantBodyDto {
 }
 
 /**
- * Delivery-log paging (docs/product-decisions.md#4-lists): limit 1–100 (default 50), offset from 0
- * (default 0).
- */
-/**
  * The message view's page and filters (docs/api.md#webhooks, "Messages"): limit 1–100 (default 50),
  * offset from 0; status, since and until apply to a message's latest attempt.
  */
@@ -296,6 +292,10 @@ export class MessageQueryDto {
   communityId?: string;
 }
 
+/**
+ * Delivery-log paging (docs/product-decisions.md#4-lists): limit 1–100 (default 50), offset from 0
+ * (default 0).
+ */
 export class DeliveryQueryDto {
   @OptionalNotNull()
   @Transform(toInteger)

@@ -120,17 +120,23 @@ export class WorkerMetrics {
       [{}],
       async (gauge) => gauge.set(await sweep.countOverdue(overdueGraceMs)),
     );
+    // both FIFO gauges are collected in the same scrape, at once: one read of the queues serves both
+    let backlog: ReturnType<typeof sweep.fifoBacklog> | undefined;
+    const fifoBacklog = () =>
+      (backlog ??= sweep.fifoBacklog().finally(() => {
+        backlog = undefined;
+      }));
     scraped(
       'webhook_fifo_endpoints_blocked',
       'FIFO endpoints whose oldest delivery failed and waits for its retry, holding back the ones behind it',
       [{}],
-      async (gauge) => gauge.set((await sweep.fifoBacklog()).blockedEndpoints),
+      async (gauge) => gauge.set((await fifoBacklog()).blockedEndpoints),
     );
     scraped(
       'webhook_fifo_deliveries_waiting',
       'Deliveries waiting behind the head of a FIFO endpoint (sent one at a time, in commit order)',
       [{}],
-      async (gauge) => gauge.set((await sweep.fifoBacklog()).waitingBehindHeads),
+      async (gauge) => gauge.set((await fifoBacklog()).waitingBehindHeads),
     );
     scraped(
       'webhook_endpoints_disabled',
