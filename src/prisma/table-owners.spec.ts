@@ -83,6 +83,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "the log's page tells an unknown endpoint from an empty log in one statement",
       'src/modules/webhooks/worker/delivery-sweep.store.ts':
         "the sweep re-queues only the head of a FIFO endpoint's queue, in the statement that pages the due attempts",
+      'src/modules/webhooks/core/attempt-stats.store.ts':
+        'the figures tell an unknown endpoint from one without attempts in the statement that reads its buckets',
     },
   },
   webhook_secrets: {
@@ -99,7 +101,7 @@ const TABLE_OWNERS: Record<string, Ownership> = {
     sharedWith: {
       'src/modules/webhooks/worker/outbox.store.ts': "the relay's first attempts, the outbox pruner's check",
       'src/modules/webhooks/worker/delivery-sweep.store.ts': 'the sweep, the overdue gauge',
-      'src/modules/webhooks/delivery-log.store.ts': "the API's paged log and last-day outcomes",
+      'src/modules/webhooks/delivery-log.store.ts': "the API's paged log",
       'src/modules/webhooks/requested-attempts.store.ts': "resend, recover, the test route's probe",
     },
   },
@@ -109,6 +111,11 @@ const TABLE_OWNERS: Record<string, Ownership> = {
       'src/modules/webhooks/worker/outbox.store.ts':
         'the relay records an event as missed by paused or disabled subscribers in the statement that writes its first attempts; the outbox pruner keeps the bodies missed events need and forgets the old ones',
     },
+  },
+  webhook_attempt_stats: {
+    // written by the SQL function webhook_count_attempts (prisma/migrations), which the statements that
+    // record an attempt's outcome call inside themselves; the store reads and prunes
+    owner: 'src/modules/webhooks/core/attempt-stats.store.ts',
   },
   webhook_delivery_counters: {
     // written only by the triggers on webhook_deliveries (prisma/migrations)

@@ -6,6 +6,7 @@ import { deliveryJobId } from '../../src/modules/webhooks/core/delivery-job';
 import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
 import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
+import { AttemptStatsStore } from '../../src/modules/webhooks/core/attempt-stats.store';
 import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, memberWithToken, unique } from '../utils/factories';
@@ -317,7 +318,11 @@ describe('event body retention', () => {
       ],
     });
 
-    await new OutboxRetention(new WorkerOutboxStore(api.prisma), api.config).prune(7 * day, 30 * day);
+    await new OutboxRetention(
+      new WorkerOutboxStore(api.prisma),
+      api.config,
+      new AttemptStatsStore(api.prisma),
+    ).prune(7 * day, 30 * day);
 
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
     expect(left.map((r) => r.messageId.split('_')[2]).sort()).toEqual(['pending-retry', 'recent-delivery']);

@@ -1,4 +1,5 @@
 import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
+import { AttemptStatsStore } from '../../src/modules/webhooks/core/attempt-stats.store';
 import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity } from '../utils/factories';
@@ -30,7 +31,11 @@ describe('outbox retention', () => {
     });
     // (a concurrently running worker may relay 'stuck' meanwhile: relayed just now, it is kept too)
 
-    await new OutboxRetention(new WorkerOutboxStore(api.prisma), api.config).prune(7 * day);
+    await new OutboxRetention(
+      new WorkerOutboxStore(api.prisma),
+      api.config,
+      new AttemptStatsStore(api.prisma),
+    ).prune(7 * day);
 
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
     expect(left.map((r) => r.messageId.split('_')[2]).sort()).toEqual(['recent', 'stuck']);
@@ -69,7 +74,11 @@ describe('outbox retention', () => {
       })),
     });
 
-    await new OutboxRetention(new WorkerOutboxStore(api.prisma), api.config).prune(7 * day, 30 * day);
+    await new OutboxRetention(
+      new WorkerOutboxStore(api.prisma),
+      api.config,
+      new AttemptStatsStore(api.prisma),
+    ).prune(7 * day, 30 * day);
 
     // the young one's body stays for recover; the others' go
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });

@@ -201,36 +201,38 @@ describe('webhook endpoint management (docs/api.md#webhooks)', () => {
       expect(text).not.toMatch(/whsec_|"secret"/);
     });
 
-    it('gives each endpoint its attempts ended in the last 24 h and the successful ones (its own only)', async () => {
+    it('gives each endpoint its attempts of the last 24 hourly buckets and the successful ones (its own only)', async () => {
       const { community, token, user } = await owner();
       const a = await createEndpoint(community.id, token);
       const quiet = await createEndpoint(community.id, token);
       const other = await createCommunity(t.app, { plan: 'PRO' });
       await addMember(t.app, other.id, user.id, 'OWNER');
       const elsewhere = await createEndpoint(other.id, token);
-      const attempt = (
+      const [{ hour }] = await t.prisma.$queryRaw<
+        { hour: Date }[]
+      >`SELECT date_trunc('hour', now(), 'UTC') AS hour`;
+      // the figures route's hourly buckets (docs/api.md#webhooks, "Figures"), written by the worker
+      const bucket = (
         communityId: string,
         endpointId: string,
-        n: number,
-        status: 'SUCCESS' | 'FAILED' | 'PENDING',
-        hoursAgo = 0,
+        hoursAgo: number,
+        succeeded: number,
+        failed: number,
       ) => ({
         communityId,
         endpointId,
-        messageId: `msg_rate_${endpointId}_${n}`,
-        eventType: 'tweet.created',
-        attempt: 1,
-        status,
-        createdAt: new Date(Date.now() - hoursAgo * 3_600_000),
+        bucketStart: new Date(hour.getTime() - hoursAgo * 3_600_000),
+        attempts: succeeded + failed,
+        succeeded,
+        failed,
+        latencyCounts: new Array<number>(12).fill(0),
       });
-      await t.prisma.webhookDelivery.createMany({
+      await t.prisma.webhookAttemptStats.createMany({
         data: [
-          attempt(community.id, a.id, 1, 'SUCCESS'),
-          attempt(community.id, a.id, 2, 'SUCCESS'),
-          attempt(community.id, a.id, 3, 'FAILED'),
-          attempt(community.id, a.id, 4, 'PENDING'), // not ended: not counted
-          attempt(community.id, a.id, 5, 'FAILED', 25), // older than a day: not counted
-          attempt(other.id, elsewhere.id, 6, 'FAILED'),
+          bucket(community.id, a.id, 0, 1, 1),
+          bucket(community.id, a.id, 23, 1, 0), // the oldest hour of the day
+          bucket(community.id, a.id, 24, 0, 5), // older than the day: not counted
+          bucket(other.id, elsewhere.id, 0, 0, 1),
         ],
       });
       const res = await call(t.app, 'GET', base(community.id), { token });

@@ -577,6 +577,24 @@ export function routeGroups(http: HttpClient) {
           { query, auth: 'bearer' },
         ),
       /**
+       * An endpoint's figures over time: attempts, successes, failures, latency p50/p95 per hour (period
+       * 24h or 7d)
+       *
+       * Read from hourly buckets written with each outcome, never from the delivery log. Every hour of
+       * the period is there, empty ones with zeros. Latency percentiles are estimates inside fixed
+       * latency bins.
+       */
+      stats: (
+        communityId: string,
+        webhookId: string,
+        query: QueryParams<'/api/communities/{communityId}/webhooks/{webhookId}/stats', 'get'> = {},
+      ) =>
+        http.request<ResponseData<'/api/communities/{communityId}/webhooks/{webhookId}/stats', 'get'>>(
+          'GET',
+          `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}/stats`,
+          { query, auth: 'bearer' },
+        ),
+      /**
        * Mint a new primary secret (shown once); earlier secrets stay valid for the overlap window
        *
        * Rate limit: burst 5, then 1 per 20 s per caller and community.

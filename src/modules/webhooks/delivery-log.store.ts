@@ -346,20 +346,4 @@ export class DeliveryLogStore {
       hasMore,
     };
   }
-
-  // Resend and recover: every statement is scoped by community AND endpoint; the new
-
-  /**
-   * Per endpoint of the community, the attempts that ended in the last 24 hours and how many
-   * succeeded (from the (community_id, endpoint_id, created_at) index; endpoints without any are absent).
-   */
-  async lastDayOutcomes(communityId: string): Promise<Map<string, { attempts: number; succeeded: number }>> {
-    const rows = await this.prisma.$queryRaw<{ endpoint_id: string; attempts: number; succeeded: number }[]>`
-      SELECT endpoint_id, count(*) FILTER (WHERE status <> 'PENDING')::int AS attempts,
-             count(*) FILTER (WHERE status = 'SUCCESS')::int AS succeeded
-      FROM webhook_deliveries
-      WHERE community_id = ${communityId}::uuid AND created_at >= now() - interval '24 hours'
-      GROUP BY endpoint_id`;
-    return new Map(rows.map((r) => [r.endpoint_id, { attempts: r.attempts, succeeded: r.succeeded }]));
-  }
 }

@@ -280,13 +280,21 @@ export class RequestedAttemptsStore {
     result: SendResult,
     payload: EventBody,
   ): Promise<DeliveryView> {
+    // a probe is a real request to the endpoint: it counts in the endpoint's hourly figures, in this statement
     const [row] = await this.prisma.$queryRaw<DeliveryRow[]>`
-      UPDATE webhook_deliveries
-      SET status = ${result.ok ? 'SUCCESS' : 'FAILED'}::"DeliveryStatus", response_status = ${result.status}::int,
-          response_body = ${result.responseBody}::text, duration_ms = ${result.durationMs}::int,
-          error = ${result.error}::text, next_attempt_at = NULL, updated_at = now()
-      WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid
-      RETURNING ${RETURNED}`;
+      WITH closed AS (
+        UPDATE webhook_deliveries
+        SET status = ${result.ok ? 'SUCCESS' : 'FAILED'}::"DeliveryStatus", response_status = ${result.status}::int,
+            response_body = ${result.responseBody}::text, duration_ms = ${result.durationMs}::int,
+            error = ${result.error}::text, next_attempt_at = NULL, updated_at = now()
+        WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid
+        RETURNING ${RETURNED}, community_id
+      ), counted AS (
+        SELECT webhook_count_attempts(array_agg(community_id), array_agg(endpoint_id), array_agg(status = 'SUCCESS'),
+                                      array_agg(duration_ms))
+        FROM closed
+      )
+      SELECT ${RETURNED} FROM closed, counted`;
     // the endpoint (and with it the attempt) was deleted while the probe was sent
     if (!row) throw Errors.notFound('Webhook endpoint');
     return toDeliveryView(row, payload);

@@ -3,7 +3,8 @@ import { Errors } from '../../common/errors/app-error';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
 import { type EndpointOrdering, WebhookEndpointsStore } from './core/webhook-endpoints.store';
-import { DeliveryLogStore } from './delivery-log.store';
+import { FIGURE_PERIOD_HOURS } from './attempt-figures';
+import { AttemptStatsStore } from './core/attempt-stats.store';
 import { WEBHOOK_DNS_LOOKUP } from './core/delivery/webhook-sender.service';
 import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './core/delivery/url-safety';
 import { WebhookSecretsService } from './core/secrets/webhook-secrets.service';
@@ -27,7 +28,7 @@ export class WebhookEndpointsService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly store: WebhookEndpointsStore,
-    private readonly deliveryLog: DeliveryLogStore,
+    private readonly stats: AttemptStatsStore,
     private readonly config: AppConfig,
     private readonly secrets: WebhookSecretsService,
     @Inject(WEBHOOK_DNS_LOOKUP) private readonly lookup: ResolveAll,
@@ -36,7 +37,8 @@ export class WebhookEndpointsService {
   async list(communityId: string): Promise<{ items: WebhookListItemDto[] }> {
     const [endpoints, outcomes] = await Promise.all([
       this.store.list(communityId),
-      this.deliveryLog.lastDayOutcomes(communityId),
+      // the figures route's 24h buckets: one source for the card and the chart
+      this.stats.recentOutcomes(communityId, FIGURE_PERIOD_HOURS['24h']),
     ]);
     return {
       items: endpoints.map((endpoint) => {

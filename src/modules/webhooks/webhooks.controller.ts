@@ -16,6 +16,7 @@ import {
   CreateWebhookDto,
   DeliveryParamsDto,
   DeliveryQueryDto,
+  FiguresQueryDto,
   MessageQueryDto,
   RecoverDeliveriesDto,
   ResendDeliveryDto,
@@ -28,6 +29,7 @@ import {
   DeletedWebhookDto,
   DeliveryDto,
   DeliveryPageDto,
+  EndpointFiguresDto,
   MessagePageDto,
   RecoverResultDto,
   RotatedSecretDto,
@@ -36,6 +38,7 @@ import {
   WebhookTestFailedBodyDto,
 } from './dto/webhook-responses.dto';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookFiguresService } from './webhook-figures.service';
 import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
 
@@ -68,6 +71,7 @@ export class WebhooksController {
     private readonly deliveries: DeliveryLogService,
     private readonly tester: WebhookTestService,
     private readonly resender: WebhookResendService,
+    private readonly figures: WebhookFiguresService,
   ) {}
 
   @Get()
@@ -164,6 +168,24 @@ export class WebhooksController {
     @CurrentTenant() tenant: TenantContext,
   ) {
     return this.deliveries.messages(communityOf(tenant, params), params.webhookId, query);
+  }
+
+  @Get(':webhookId/stats')
+  @ApiEndpoint({
+    summary:
+      "An endpoint's figures over time: attempts, successes, failures, latency p50/p95 per hour (period 24h or 7d)",
+    description:
+      'Read from hourly buckets written with each outcome, never from the delivery log. Every hour of the period is there, empty ones with zeros. Latency percentiles are estimates inside fixed latency bins.',
+    auth: 'jwt',
+    response: EndpointFiguresDto,
+    errors: [400, 403, 404],
+  })
+  stats(
+    @Param() params: WebhookParamsDto,
+    @Query() query: FiguresQueryDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.figures.figures(communityOf(tenant, params), params.webhookId, query.period);
   }
 
   @Post(':webhookId/rotate-secret')

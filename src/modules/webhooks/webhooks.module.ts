@@ -10,13 +10,14 @@ import { PortalLinksService } from './portal/portal-links.service';
 import { PortalLinksStore } from './portal/portal-links.store';
 import { RequestedAttemptsStore } from './requested-attempts.store';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookFiguresService } from './webhook-figures.service';
 import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
 import { WebhooksController } from './webhooks.controller';
 
 /**
- * The webhook management API: endpoints, the delivery log, resend and recover, the test route, the
- * portal. Delivery itself is the worker's (worker/, which the API never imports); both use core/.
+ * The webhook management API: endpoints, the delivery log, the figures, resend and recover, the test
+ * route, the portal. Delivery itself is the worker's (worker/, which the API never imports); both use core/.
  */
 @Module({
   imports: [
@@ -29,6 +30,7 @@ import { WebhooksController } from './webhooks.controller';
   controllers: [WebhooksController, EventTypesController, PortalLinksController, PortalSessionsController],
   providers: [
     WebhookEndpointsService,
+    WebhookFiguresService,
     WebhookTestService,
     WebhookResendService,
     DeliveryLogService,

@@ -23,6 +23,7 @@ from .types_generated import (
     Delivery,
     DeliveryPage,
     EmbedSession,
+    EndpointFigures,
     EventTypes,
     Identity,
     Like,
@@ -691,6 +692,21 @@ class WebhooksRoutes(_Group):
         return self._http.request(
             "GET",
             "/api/communities/{}/webhooks/{}/messages".format(_seg(community_id), _seg(webhook_id)),
+            query=_body(query),
+            auth=AUTH_BEARER,
+        )
+
+    def stats(self, community_id: str, webhook_id: str, **query: Any) -> EndpointFigures:
+        """An endpoint's figures over time: attempts, successes, failures, latency p50/p95 per hour
+        (period 24h or 7d)
+
+        Read from hourly buckets written with each outcome, never from the delivery log. Every hour
+        of the period is there, empty ones with zeros. Latency percentiles are estimates inside
+        fixed latency bins.
+        """
+        return self._http.request(
+            "GET",
+            "/api/communities/{}/webhooks/{}/stats".format(_seg(community_id), _seg(webhook_id)),
             query=_body(query),
             auth=AUTH_BEARER,
         )

@@ -576,7 +576,8 @@ class WebhookListItem(TypedDict):
     rateLimit: Optional[int]
     #: "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel
     ordering: Literal["unordered", "fifo"]
-    #: attempts that ended (SUCCESS or FAILED) in the last 24 hours
+    #: attempts whose outcome was recorded in the current hour and the 23 before (the figures
+    #: route's 24h totals)
     attempts24h: float
     #: of those, the successful ones
     succeeded24h: float
@@ -779,6 +780,45 @@ class MessagePage(TypedDict):
     hasMore: bool
 
 
+class FiguresBucket(TypedDict):
+    #: succeeded / attempts (0–1); null without attempts
+    successRate: Optional[float]
+    #: median latency in ms, estimated within its latency bin; null without a measured attempt
+    p50Ms: Optional[int]
+    #: 95th percentile latency in ms, estimated within its latency bin; null without a measured
+    #: attempt
+    p95Ms: Optional[int]
+    #: the bucket's first instant (a UTC hour); it lasts bucketSeconds
+    start: str
+    attempts: float
+    succeeded: float
+    failed: float
+
+
+class Figures(TypedDict):
+    #: succeeded / attempts (0–1); null without attempts
+    successRate: Optional[float]
+    #: median latency in ms, estimated within its latency bin; null without a measured attempt
+    p50Ms: Optional[int]
+    #: 95th percentile latency in ms, estimated within its latency bin; null without a measured
+    #: attempt
+    p95Ms: Optional[int]
+    attempts: float
+    succeeded: float
+    failed: float
+
+
+class EndpointFigures(TypedDict):
+    period: Literal["24h", "7d"]
+    #: every bucket of the period, oldest first, ending with the current (partial) hour; empty
+    #: ones with zeros
+    buckets: List[FiguresBucket]
+    #: each bucket's length in seconds
+    bucketSeconds: float
+    #: the whole period (percentiles from every bucket's bins added up)
+    totals: Figures
+
+
 class RotatedSecret(TypedDict):
     endpointId: str
     #: the new primary signing secret, shown in this response only
@@ -925,10 +965,13 @@ __all__ = [
     "DeliveryPage",
     "DeliveryStatus",
     "EmbedSession",
+    "EndpointFigures",
     "ErrorBody",
     "EventType",
     "EventTypes",
     "ExchangePortalLink",
+    "Figures",
+    "FiguresBucket",
     "HealthIndicator",
     "HealthStatus",
     "HealthUnavailableBody",

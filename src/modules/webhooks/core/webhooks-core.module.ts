@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AttemptStatsStore } from './attempt-stats.store';
 import { defaultResolveAll } from './delivery/delivery-agent';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
@@ -6,19 +7,27 @@ import { WebhookSecretsStore } from './secrets/webhook-secrets.store';
 import { WebhookEndpointsStore } from './webhook-endpoints.store';
 
 /**
- * The webhook pieces the API, the worker and the CLI share: the endpoints' store, the signing
+ * The webhook pieces the API, the worker and the CLI share: the endpoints' store, their hourly
+ * figures' store (the API reads them, the worker prunes them), the signing
  * secrets and the signed sender (the API's test route sends too). The stores of the delivery log
  * belong to each process (the API's beside its services, the worker's in worker/). PrismaService
  * and AppConfig come from global modules.
  */
 @Module({
   providers: [
+    AttemptStatsStore,
     WebhookEndpointsStore,
     WebhookSecretsService,
     WebhookSecretsStore,
     WebhookSender,
     { provide: WEBHOOK_DNS_LOOKUP, useValue: defaultResolveAll },
   ],
-  exports: [WebhookEndpointsStore, WebhookSecretsService, WebhookSender, WEBHOOK_DNS_LOOKUP],
+  exports: [
+    AttemptStatsStore,
+    WebhookEndpointsStore,
+    WebhookSecretsService,
+    WebhookSender,
+    WEBHOOK_DNS_LOOKUP,
+  ],
 })
 export class WebhooksCoreModule {}

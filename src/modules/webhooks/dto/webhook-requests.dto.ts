@@ -27,6 +27,7 @@ import { SUBSCRIBABLE_EVENTS, type SubscribableEvent, TEST_EVENT } from '../../e
 import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
 import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endpoint-headers';
+import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -315,6 +316,24 @@ export class DeliveryQueryDto {
   @OptionalNotNull()
   @IsIn(Object.values(DeliveryStatus))
   status?: DeliveryStatus;
+
+  /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
+  @OptionalNotNull()
+  @IsString()
+  @MaxLength(100)
+  communityId?: string;
+}
+
+/** The figures route's period (docs/api.md#webhooks, "Figures"). */
+export class FiguresQueryDto {
+  @ApiPropertyOptional({
+    enum: FIGURE_PERIODS,
+    default: '24h',
+    description: 'the last 24 hourly buckets (24h) or the last 168 (7d), each ending with the current hour',
+  })
+  @OptionalNotNull()
+  @IsIn(FIGURE_PERIODS)
+  period: FigurePeriod = '24h';
 
   /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
   @OptionalNotNull()

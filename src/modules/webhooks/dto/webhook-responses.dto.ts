@@ -3,6 +3,7 @@ import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { ErrorBodyDto } from '../../../common/http/api-docs';
 import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalog';
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
+import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
 
 /** A webhook endpoint as every read route shows it: never its secret. */
 export class WebhookDto {
@@ -40,9 +41,9 @@ export class WebhookDto {
   updatedAt: Date;
 }
 
-/** An endpoint in the list, with its attempts closed in the last 24 hours (the portal's success rate). */
+/** An endpoint in the list, with its attempts of the last 24 hours (the portal's success rate). */
 export class WebhookListItemDto extends WebhookDto {
-  /** attempts that ended (SUCCESS or FAILED) in the last 24 hours */
+  /** attempts whose outcome was recorded in the current hour and the 23 before (the figures route's 24h totals) */
   attempts24h: number;
   /** of those, the successful ones */
   succeeded24h: number;
@@ -217,4 +218,40 @@ export class EventTypesDto {
 export class WebhookTestFailedBodyDto extends ErrorBodyDto {
   @ApiProperty({ type: DeliveryDto, description: 'the attempt as logged (status FAILED, with its error)' })
   data: DeliveryDto;
+}
+
+/**
+ * An endpoint's figures for a bucket or a period: attempts whose outcome was recorded (test probes
+ * included). Latency percentiles are estimates from fixed latency bins (docs/api.md#webhooks, "Figures").
+ */
+export class FiguresDto {
+  attempts: number;
+  succeeded: number;
+  failed: number;
+  /** succeeded / attempts (0–1); null without attempts */
+  @ApiProperty({ nullable: true, type: 'number', minimum: 0, maximum: 1 })
+  successRate: number | null;
+  /** median latency in ms, estimated within its latency bin; null without a measured attempt */
+  @ApiProperty({ nullable: true, type: 'integer' })
+  p50Ms: number | null;
+  /** 95th percentile latency in ms, estimated within its latency bin; null without a measured attempt */
+  @ApiProperty({ nullable: true, type: 'integer' })
+  p95Ms: number | null;
+}
+
+export class FiguresBucketDto extends FiguresDto {
+  /** the bucket's first instant (a UTC hour); it lasts bucketSeconds */
+  start: Date;
+}
+
+export class EndpointFiguresDto {
+  @ApiProperty({ enum: FIGURE_PERIODS })
+  period: FigurePeriod;
+  /** each bucket's length in seconds */
+  bucketSeconds: number;
+  /** every bucket of the period, oldest first, ending with the current (partial) hour; empty ones with zeros */
+  @ApiProperty({ type: [FiguresBucketDto] })
+  buckets: FiguresBucketDto[];
+  /** the whole period (percentiles from every bucket's bins added up) */
+  totals: FiguresDto;
 }

@@ -364,7 +364,7 @@ export class DeliveryAttemptsStore {
     return this.finishes.call({ id, communityId, result, next });
   }
 
-  /** Closes many claimed attempts, and writes their retries, in one statement (see finish). */
+  /** Closes many claimed attempts, writes their retries and counts them in their endpoints' hourly figures, in one statement (see finish). */
   private async finishBatch(items: readonly Finish[]): Promise<boolean[]> {
     // straight to the pg pool, prepared once per connection: Prisma's per-query work was a visible
     // part of each attempt's path (most of all for a FIFO endpoint, whose next head waits for this)
@@ -382,7 +382,12 @@ export class DeliveryAttemptsStore {
         FROM outcome o
         WHERE d.community_id = o.community_id AND d.id = o.id AND d.status = 'PENDING'
         RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, d.queue_position,
-                  o.next_attempt, o.delay_ms
+                  d.status, d.duration_ms, o.next_attempt, o.delay_ms
+      ), counted AS (
+        -- the endpoints' hourly figures commit with the outcomes (webhook_count_attempts, in the migrations)
+        SELECT webhook_count_attempts(array_agg(community_id), array_agg(endpoint_id), array_agg(status = 'SUCCESS'),
+                                      array_agg(duration_ms))
+        FROM closed
       ), retry AS (
         -- the retry keeps its attempt's place in the endpoint's queue (a FIFO endpoint's head stays its head)
         INSERT INTO webhook_deliveries
@@ -393,7 +398,7 @@ export class DeliveryAttemptsStore {
         FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       )
-      SELECT id FROM closed, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
+      SELECT id FROM closed, counted, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
       values: [
         items.map((f) => f.id),
         items.map((f) => f.communityId),
