@@ -269,6 +269,69 @@ async function expectPhoneLayout(page, what) {
   }
 }
 
+/**
+ * The endpoint's figures page: opened from its card, its totals are the card's 24 h counts (one source),
+ * its three charts are drawn on canvases with data, under the page's CSP; then 7 d, phone width, and back.
+ */
+async function checkEndpointFigures(page, card, list, url) {
+  const refused = [];
+  const onConsole = (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) refused.push(message.text());
+  };
+  page.on('console', onConsole);
+  await card.getByRole('button', { name: 'Figures' }).click();
+  const figures = page.locator('section.figures');
+  await figures.getByRole('heading', { name: /^Figures of/ }).waitFor();
+  const totalCell = (column) => figures.locator(`[data-testid="figures-totals"] dd[data-column="${column}"]`);
+  await totalCell('attempts').waitFor();
+  const endpoint = (await list()).items.find((w) => w.url === url);
+  const shown = [
+    Number(await totalCell('attempts').textContent()),
+    Number(await totalCell('succeeded').textContent()),
+  ];
+  if (!(shown[0] > 0)) throw new Error(`the figures page shows ${shown[0]} attempts`);
+  if (shown[0] !== endpoint.attempts24h || shown[1] !== endpoint.succeeded24h)
+    throw new Error(
+      `the figures page shows ${shown}, the card counts ${[endpoint.attempts24h, endpoint.succeeded24h]}`,
+    );
+  if (!/ms$/.test(await totalCell('p50').textContent()))
+    throw new Error('the figures page shows no p50 latency');
+  // three charts, each a canvas with something drawn on it, labelled for a screen reader with the totals
+  const drawn = async () =>
+    figures.locator('.chart canvas').evaluateAll((canvases) =>
+      canvases.map((canvas) => {
+        const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+        let painted = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted++;
+        return { width: canvas.getBoundingClientRect().width, painted };
+      }),
+    );
+  await waitFor(async () => (await drawn()).filter((c) => c.painted > 0).length === 3, 'three charts drawn');
+  const label = await figures.locator('.chart-box').first().getAttribute('aria-label');
+  if (!label.includes(`${shown[0]} in all`)) throw new Error(`the attempts chart is labelled "${label}"`);
+  await page.screenshot({ path: join(shots, '30-endpoint-figures.png'), fullPage: true });
+
+  await figures.getByRole('button', { name: '7 d' }).click();
+  await figures.getByRole('heading', { name: 'Totals for the last 7 days' }).waitFor();
+  if (Number(await totalCell('attempts').textContent()) < shown[0])
+    throw new Error('the week counts fewer attempts than the day');
+  await waitFor(
+    async () => (await drawn()).filter((c) => c.painted > 0).length === 3,
+    'the week charts drawn',
+  );
+
+  await page.setViewportSize({ width: 375, height: 1000 });
+  await waitFor(async () => (await drawn()).every((c) => c.width <= 375), 'the charts at phone width');
+  await expectNoSidewaysScroll(page, 'the figures page at 375 px');
+  await page.screenshot({ path: join(shots, '31-endpoint-figures-375px.png'), fullPage: true });
+  await page.setViewportSize({ width: 1440, height: 1000 });
+
+  await figures.getByRole('button', { name: 'Back to endpoints' }).click();
+  await card.getByRole('button', { name: 'Figures' }).waitFor();
+  page.off('console', onConsole);
+  if (refused.length > 0) throw new Error(`the figures page was refused by the CSP: ${refused.join('; ')}`);
+}
+
 const STORAGE_KEY = 'webhook-portal-session';
 
 /** What the page keeps in the browser: the portal session in sessionStorage, nothing else anywhere. */
@@ -646,6 +709,7 @@ try {
   );
   await expectRateChanged(card, listOfPro, hook, rateAfterResend, 'the recovered deliveries');
   await page.screenshot({ path: join(shots, '05a-recovered-missed.png'), fullPage: true });
+  await checkEndpointFigures(page, card, listOfPro, hook);
   await page.getByRole('button', { name: 'Event catalog' }).click();
   await page.screenshot({ path: join(shots, '06-catalog.png'), fullPage: true });
   await page.getByRole('button', { name: 'Verify signatures' }).click();

@@ -301,3 +301,25 @@ export function localTime(iso: string | null): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
+
+/** GET …/webhooks/{id}/stats: the endpoint's figures per hour (docs/api.md#webhooks, "Figures"). */
+export type FigurePeriod = '24h' | '7d';
+
+export interface Figures {
+  attempts: number;
+  succeeded: number;
+  failed: number;
+  /** 0–1; null without attempts */
+  successRate: number | null;
+  /** estimates inside fixed latency bins; null without attempts */
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+export interface EndpointFigures {
+  period: FigurePeriod;
+  bucketSeconds: number;
+  /** every bucket of the period, oldest first, empty ones with zeros */
+  buckets: (Figures & { start: string })[];
+  totals: Figures;
+}

@@ -19,6 +19,7 @@ import {
   type TokenPair,
   type Webhook,
 } from './api';
+import { EndpointFigures } from './endpoint-figures';
 import { type HeaderRow, headersOf, HeadersEditor, HeadersList, rowsOf } from './headers';
 import './styles.css';
 
@@ -728,6 +729,7 @@ function Endpoints({
     null,
   );
   const [testing, setTesting] = useState<string | null>(null);
+  const [figuresOf, setFiguresOf] = useState<Webhook | null>(null);
   const [reload, setReload] = useState(0);
   const base = `/communities/${communityId}/webhooks`;
   useEffect(() => {
@@ -777,6 +779,10 @@ function Endpoints({
     }
   };
   const current = webhooks?.find((w) => w.id === selected) ?? null;
+  if (figuresOf) {
+    const back = () => setFiguresOf(null);
+    return <EndpointFigures session={session} communityId={communityId} webhook={figuresOf} onBack={back} />;
+  }
   return (
     <section aria-labelledby="endpoints-title">
       <div class="row spread">
@@ -837,6 +843,9 @@ function Endpoints({
                 aria-expanded={selected === w.id}
               >
                 Delivery log
+              </button>
+              <button type="button" onClick={() => setFiguresOf(w)}>
+                Figures
               </button>
               <button type="button" onClick={() => (setForm({ editing: w }), setSecret(null))}>
                 Edit
