@@ -186,8 +186,8 @@ export interface DeliveryPage {
 }
 
 /**
- * The delivery log's reads of `webhook_deliveries` (the API's paged log and the endpoints' last-day
- * outcomes). One of the stores of the table (src/modules/webhooks/worker/README.md, "State"); no
+ * The delivery log's reads of `webhook_deliveries` (the API's paged log; the endpoints' recent
+ * outcomes are AttemptStatsStore's hourly figures). One of the stores of the table (src/modules/webhooks/worker/README.md, "State"); no
  * other code touches it.
  */
 /** A page size as SQL text: only a whole number of 1 to MAX_PAGE_SIZE gets there. */
