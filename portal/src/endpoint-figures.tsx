@@ -247,6 +247,9 @@ export function EndpointFigures({
               </div>
             ))}
           </dl>
+          {totals.attempts === 0 && (
+            <p>No attempts in {words}: the charts stay empty until the next delivery or test.</p>
+          )}
           <p class="muted">
             One bucket per hour. Latencies are estimates: each attempt is counted in a fixed range (under 5
             ms, 5–10 ms, … 10 s and more), and a percentile is placed inside its range.
