@@ -70,6 +70,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "the delivery log's page reads each attempt's event type in one JOIN",
       'src/modules/webhooks/worker/delivery-sweep.store.ts':
         'due attempts are read with their event body in one JOIN',
+      'src/modules/webhooks/core/expunge/message-content.store.ts':
+        "an expunge deletes the message's event in the transaction that marks its attempts expunged",
     },
   },
   webhook_endpoints: {
@@ -101,6 +103,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
       'src/modules/webhooks/worker/delivery-sweep.store.ts': 'the sweep, the overdue gauge',
       'src/modules/webhooks/delivery-log.store.ts': "the API's paged log and last-day outcomes",
       'src/modules/webhooks/requested-attempts.store.ts': "resend, recover, the test route's probe",
+      'src/modules/webhooks/core/expunge/message-content.store.ts':
+        'an expunge marks the attempts and clears their answers',
     },
   },
   webhook_missed_events: {
@@ -108,6 +112,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
     sharedWith: {
       'src/modules/webhooks/worker/outbox.store.ts':
         'the relay records an event as missed by paused or disabled subscribers in the statement that writes its first attempts; the outbox pruner keeps the bodies missed events need and forgets the old ones',
+      'src/modules/webhooks/core/expunge/message-content.store.ts':
+        "an expunge forgets the message's missed events in the transaction that deletes its event",
     },
   },
   webhook_delivery_counters: {

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { defaultResolveAll } from './delivery/delivery-agent';
+import { MessageContentStore } from './expunge/message-content.store';
+import { MessageExpungeService } from './expunge/message-expunge.service';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
 import { WebhookSecretsStore } from './secrets/webhook-secrets.store';
@@ -7,7 +9,8 @@ import { WebhookEndpointsStore } from './webhook-endpoints.store';
 
 /**
  * The webhook pieces the API, the worker and the CLI share: the endpoints' store, the signing
- * secrets and the signed sender (the API's test route sends too). The stores of the delivery log
+ * secrets, the signed sender (the API's test route sends too) and the expunge of messages' content
+ * (the API's route and the CLI's command). The stores of the delivery log
  * belong to each process (the API's beside its services, the worker's in worker/). PrismaService
  * and AppConfig come from global modules.
  */
@@ -17,8 +20,16 @@ import { WebhookEndpointsStore } from './webhook-endpoints.store';
     WebhookSecretsService,
     WebhookSecretsStore,
     WebhookSender,
+    MessageContentStore,
+    MessageExpungeService,
     { provide: WEBHOOK_DNS_LOOKUP, useValue: defaultResolveAll },
   ],
-  exports: [WebhookEndpointsStore, WebhookSecretsService, WebhookSender, WEBHOOK_DNS_LOOKUP],
+  exports: [
+    WebhookEndpointsStore,
+    WebhookSecretsService,
+    WebhookSender,
+    MessageExpungeService,
+    WEBHOOK_DNS_LOOKUP,
+  ],
 })
 export class WebhooksCoreModule {}
