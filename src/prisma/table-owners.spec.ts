@@ -29,6 +29,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
   communities: {
     owner: 'src/modules/community/communities.store.ts',
     sharedWith: {
+      'src/modules/webhooks/worker/delivery-log-retention.store.ts':
+        "the log's retention reads each endpoint's community plan in one JOIN (reads only)",
       'src/modules/webhooks/core/webhook-endpoints.store.ts':
         "locks the community row (FOR NO KEY UPDATE) in the endpoint create's transaction, which serialises that community's creates",
       'src/modules/webhooks/portal/portal-links.store.ts':
@@ -77,6 +79,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
   webhook_endpoints: {
     owner: 'src/modules/webhooks/core/webhook-endpoints.store.ts',
     sharedWith: {
+      'src/modules/webhooks/worker/delivery-log-retention.store.ts':
+        "the log's retention walks the endpoints with their community's plan in one JOIN (reads only)",
       'src/modules/webhooks/worker/outbox.store.ts':
         "the relay fans each event out to its community's subscribed endpoints in the statement that writes the attempts",
       'src/modules/webhooks/worker/delivery-attempts.store.ts':
@@ -103,6 +107,7 @@ const TABLE_OWNERS: Record<string, Ownership> = {
       'src/modules/webhooks/worker/delivery-sweep.store.ts': 'the sweep, the overdue gauge',
       'src/modules/webhooks/delivery-log.store.ts': "the API's paged log and last-day outcomes",
       'src/modules/webhooks/requested-attempts.store.ts': "resend, recover, the test route's probe",
+      'src/modules/webhooks/worker/delivery-log-retention.store.ts': "the log's retention",
       'src/modules/webhooks/core/expunge/message-content.store.ts':
         'an expunge marks the attempts and clears their answers',
     },
