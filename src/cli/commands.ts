@@ -16,6 +16,7 @@ import {
   WebhookSecretsService,
 } from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
+import { MessageExpungeService } from '../modules/webhooks/core/expunge/message-expunge.service';
 import { CliError } from './cli-context';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -344,6 +345,35 @@ export const COMMANDS: Record<string, CommandSpec> = {
           'Secrets under a key that is not in the ring stay there: add that key back to re-encrypt them.',
         );
       return lines;
+    },
+  },
+  'webhooks:expunge': {
+    usage: 'webhooks:expunge --community C --before DATE',
+    description:
+      'Erases the content of every message of the community raised before DATE (ISO 8601, e.g. 2026-01-01 or ' +
+      "2026-01-01T12:00:00Z): its event body and every attempt's response body, as the API route " +
+      'DELETE /api/communities/{communityId}/webhooks/messages/{messageId}/content does for one. ' +
+      'Batches of 500, each its own transaction, oldest first; Ctrl-C stops after the batch in hand, and running ' +
+      'it again continues. docs/api.md#expunge-a-messages-content',
+    options: { community: { type: 'string' }, before: { type: 'string' } },
+    stoppable: true,
+    async run(app, options, io) {
+      const community = await communityOf(app, required(options, 'community'));
+      const text = required(options, 'before');
+      const before = new Date(text);
+      if (!/^\d{4}-\d{2}-\d{2}/.test(text) || Number.isNaN(before.getTime()))
+        throw new CliError('--before must be an ISO 8601 date or date-time, e.g. 2026-01-01');
+      const done = await app.get(MessageExpungeService).expungeRaisedBefore(community.id, before, {
+        stop: io.stop,
+        progress: (messages, cancelled) =>
+          io.progress(
+            `${plural(messages, 'message')} expunged so far (${cancelled} waiting attempts cancelled)`,
+          ),
+      });
+      const summary =
+        `${plural(done.messages, 'message')} of ${community.slug} raised before ${before.toISOString()} expunged; ` +
+        `${plural(done.attemptsCancelled, 'waiting attempt')} cancelled.`;
+      return done.stopped ? [`Stopped: ${summary} Run the command again to continue.`] : [summary];
     },
   },
 };

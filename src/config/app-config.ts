@@ -313,6 +313,21 @@ export class AppConfig {
   @IsDuration('30d')
   WEBHOOK_MESSAGE_RETENTION = '30d';
 
+  /**
+   * How long the delivery log keeps a message's attempts after its last one, for PRO and ENTERPRISE
+   * communities (docs/api.md#retention-of-the-delivery-log).
+   */
+  @IsDuration('90d')
+  WEBHOOK_LOG_RETENTION = '90d';
+
+  /** The same for FREE communities: shorter, as the plan is. */
+  @IsDuration('30d')
+  WEBHOOK_LOG_RETENTION_FREE = '30d';
+
+  /** How often a worker deletes the delivery log's attempts past retention. */
+  @IsPositiveDuration('10m')
+  WEBHOOK_LOG_PRUNE_INTERVAL = '10m';
+
   /** How long a stopping worker waits for in-flight jobs. */
   @IsDuration('20s')
   WORKER_SHUTDOWN_TIMEOUT = '20s';
@@ -340,6 +355,9 @@ export class AppConfig {
   readonly workerShutdownTimeoutMs!: number;
   readonly webhookSweepIntervalMs!: number;
   readonly webhookMessageRetentionMs!: number;
+  readonly webhookLogRetentionMs!: number;
+  readonly webhookLogRetentionFreeMs!: number;
+  readonly webhookLogPruneIntervalMs!: number;
   readonly workerStalledIntervalMs!: number;
   readonly authRateLimitWindowMs!: number;
   readonly loginFailureWindowMs!: number;
@@ -471,6 +489,9 @@ type ParsedDurations = Pick<
   | 'workerShutdownTimeoutMs'
   | 'webhookSweepIntervalMs'
   | 'webhookMessageRetentionMs'
+  | 'webhookLogRetentionMs'
+  | 'webhookLogRetentionFreeMs'
+  | 'webhookLogPruneIntervalMs'
   | 'workerStalledIntervalMs'
   | 'authRateLimitWindowMs'
   | 'loginFailureWindowMs'
@@ -492,6 +513,9 @@ function parseDurations(config: AppConfig): ParsedDurations {
     workerShutdownTimeoutMs: durationMs(config.WORKER_SHUTDOWN_TIMEOUT),
     webhookSweepIntervalMs: durationMs(config.WEBHOOK_SWEEP_INTERVAL),
     webhookMessageRetentionMs: durationMs(config.WEBHOOK_MESSAGE_RETENTION),
+    webhookLogRetentionMs: durationMs(config.WEBHOOK_LOG_RETENTION),
+    webhookLogRetentionFreeMs: durationMs(config.WEBHOOK_LOG_RETENTION_FREE),
+    webhookLogPruneIntervalMs: durationMs(config.WEBHOOK_LOG_PRUNE_INTERVAL),
     workerStalledIntervalMs: durationMs(config.WORKER_STALLED_INTERVAL),
     authRateLimitWindowMs: durationMs(config.AUTH_RATE_LIMIT_WINDOW),
     loginFailureWindowMs: durationMs(config.LOGIN_FAILURE_WINDOW),

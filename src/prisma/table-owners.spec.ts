@@ -29,6 +29,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
   communities: {
     owner: 'src/modules/community/communities.store.ts',
     sharedWith: {
+      'src/modules/webhooks/worker/delivery-log-retention.store.ts':
+        "the log's retention reads each endpoint's community plan in one JOIN (reads only)",
       'src/modules/webhooks/core/webhook-endpoints.store.ts':
         "locks the community row (FOR NO KEY UPDATE) in the endpoint create's transaction, which serialises that community's creates",
       'src/modules/webhooks/portal/portal-links.store.ts':
@@ -70,11 +72,15 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "the delivery log's page reads each attempt's event type in one JOIN",
       'src/modules/webhooks/worker/delivery-sweep.store.ts':
         'due attempts are read with their event body in one JOIN',
+      'src/modules/webhooks/core/expunge/message-content.store.ts':
+        "an expunge deletes the message's event in the transaction that marks its attempts expunged",
     },
   },
   webhook_endpoints: {
     owner: 'src/modules/webhooks/core/webhook-endpoints.store.ts',
     sharedWith: {
+      'src/modules/webhooks/worker/delivery-log-retention.store.ts':
+        "the log's retention walks the endpoints with their community's plan in one JOIN (reads only)",
       'src/modules/webhooks/worker/outbox.store.ts':
         "the relay fans each event out to its community's subscribed endpoints in the statement that writes the attempts",
       'src/modules/webhooks/worker/delivery-attempts.store.ts':
@@ -103,6 +109,9 @@ const TABLE_OWNERS: Record<string, Ownership> = {
       'src/modules/webhooks/worker/delivery-sweep.store.ts': 'the sweep, the overdue gauge',
       'src/modules/webhooks/delivery-log.store.ts': "the API's paged log",
       'src/modules/webhooks/requested-attempts.store.ts': "resend, recover, the test route's probe",
+      'src/modules/webhooks/worker/delivery-log-retention.store.ts': "the log's retention",
+      'src/modules/webhooks/core/expunge/message-content.store.ts':
+        'an expunge marks the attempts and clears their answers',
     },
   },
   webhook_missed_events: {
@@ -110,6 +119,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
     sharedWith: {
       'src/modules/webhooks/worker/outbox.store.ts':
         'the relay records an event as missed by paused or disabled subscribers in the statement that writes its first attempts; the outbox pruner keeps the bodies missed events need and forgets the old ones',
+      'src/modules/webhooks/core/expunge/message-content.store.ts':
+        "an expunge forgets the message's missed events in the transaction that deletes its event",
     },
   },
   webhook_attempt_stats: {

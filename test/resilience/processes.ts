@@ -24,9 +24,15 @@ export interface ChildWorker {
   ready: Promise<void>;
 }
 
+/**
+ * Every scenario's workers prune the delivery log this often, so its statements run beside every fault the
+ * suite injects (retention-concurrent.resilience-spec.ts gives them old rows to delete while they do).
+ */
+export const RESILIENCE_LOG_PRUNE_INTERVAL = '250ms';
+
 /** `node <compiled>/worker.js`, as `npm run start:worker` runs it, with the test's environment. */
 export function spawnWorker(env: Record<string, string | undefined>): ChildWorker {
-  return spawnCompiled('worker.js', env);
+  return spawnCompiled('worker.js', { WEBHOOK_LOG_PRUNE_INTERVAL: RESILIENCE_LOG_PRUNE_INTERVAL, ...env });
 }
 
 /**

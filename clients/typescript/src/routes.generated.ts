@@ -503,6 +503,22 @@ export function routeGroups(http: HttpClient) {
         ),
     },
     webhooks: {
+      /**
+       * Erase a message's content: its event body and every attempt's response body, everywhere they are
+       * kept
+       *
+       * For every endpoint of the community. The log keeps the attempts, with expungedAt set and payload
+       * and responseBody null; attempts waiting to be sent are closed FAILED, unsent; a resend of the
+       * message answers 409 MESSAGE_EXPUNGED. Expunging again answers the first expungedAt. 404 when the
+       * community has no such message.
+       */
+      expunge: (communityId: string, messageId: string, options: IdempotencyOptions = {}) =>
+        http.request<
+          ResponseData<'/api/communities/{communityId}/webhooks/messages/{messageId}/content', 'delete'>
+        >('DELETE', `/api/communities/${e(communityId)}/webhooks/messages/${e(messageId)}/content`, {
+          idempotency: options,
+          auth: 'bearer',
+        }),
       /** List the community's webhook endpoints (never their secrets) */
       list: (
         communityId: string,
@@ -630,9 +646,9 @@ export function routeGroups(http: HttpClient) {
         /**
          * Send that event again: same messageId, the next attempt number; answers the new PENDING attempt
          *
-         * 409 when the endpoint is paused or disabled (resume it first) , the delivery is a test delivery,
-         * or its event body is no longer stored. Rate limit: burst 5, then 1 per 20 s per caller and
-         * community.
+         * 409 when the endpoint is paused or disabled (resume it first), the delivery is a test delivery,
+         * or its event body is no longer stored; 409 MESSAGE_EXPUNGED when the message's content was
+         * expunged. Rate limit: burst 5, then 1 per 20 s per caller and community.
          */
         resend: (
           communityId: string,

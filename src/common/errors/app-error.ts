@@ -1,21 +1,26 @@
 import { HttpStatus } from '@nestjs/common';
 
-export type ErrorCode =
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'FEATURE_NOT_AVAILABLE'
-  | 'TENANT_CONTEXT_REQUIRED'
-  | 'VALIDATION_ERROR'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'RATE_LIMITED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'WEBHOOK_TEST_FAILED'
-  | 'IDEMPOTENCY_KEY_REUSED'
-  | 'IDEMPOTENCY_KEY_IN_USE'
-  | 'INTERNAL_ERROR';
+/** Every `code` an error body can carry (the OpenAPI document lists them from here). */
+export const ERROR_CODES = [
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'FEATURE_NOT_AVAILABLE',
+  'TENANT_CONTEXT_REQUIRED',
+  'VALIDATION_ERROR',
+  'NOT_FOUND',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE',
+  'WEBHOOK_TEST_FAILED',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_USE',
+  'MESSAGE_EXPUNGED',
+  'INTERNAL_ERROR',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export interface ValidationDetail {
   field: string;
@@ -96,6 +101,13 @@ export const Errors = {
     ),
   notFound: (what: string) => new AppError(HttpStatus.NOT_FOUND, 'NOT_FOUND', `${what} not found`),
   conflict: (message: string) => new AppError(HttpStatus.CONFLICT, 'CONFLICT', message),
+  /** docs/api.md#expunge-a-messages-content */
+  messageExpunged: () =>
+    new AppError(
+      HttpStatus.CONFLICT,
+      'MESSAGE_EXPUNGED',
+      "This message's content was expunged on request: it cannot be sent again",
+    ),
   serviceUnavailable: (message: string) =>
     new AppError(HttpStatus.SERVICE_UNAVAILABLE, 'SERVICE_UNAVAILABLE', message),
   /** docs/idempotency.md#the-rules */

@@ -10,7 +10,7 @@ import {
   ApiSecurity,
   getSchemaPath,
 } from '@nestjs/swagger';
-import type { ErrorCode } from '../errors/app-error';
+import { ERROR_CODES, type ErrorCode } from '../errors/app-error';
 
 export const BEARER_AUTH = 'bearer';
 export const API_KEY_AUTH = 'api-key';
@@ -30,25 +30,7 @@ export class ErrorBodyDto {
   success: false;
   @ApiProperty({ description: 'human-readable message' })
   error: string;
-  @ApiProperty({
-    enum: [
-      'UNAUTHORIZED',
-      'FORBIDDEN',
-      'FEATURE_NOT_AVAILABLE',
-      'TENANT_CONTEXT_REQUIRED',
-      'VALIDATION_ERROR',
-      'NOT_FOUND',
-      'CONFLICT',
-      'PAYLOAD_TOO_LARGE',
-      'UNSUPPORTED_MEDIA_TYPE',
-      'RATE_LIMITED',
-      'SERVICE_UNAVAILABLE',
-      'WEBHOOK_TEST_FAILED',
-      'IDEMPOTENCY_KEY_REUSED',
-      'IDEMPOTENCY_KEY_IN_USE',
-      'INTERNAL_ERROR',
-    ] satisfies ErrorCode[],
-  })
+  @ApiProperty({ enum: ERROR_CODES })
   code: ErrorCode;
   @ApiPropertyOptional({ description: 'FEATURE_NOT_AVAILABLE: the feature the plan lacks' })
   featureKey?: string;

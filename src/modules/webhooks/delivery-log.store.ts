@@ -31,7 +31,9 @@ export interface DeliveryView {
   test: boolean;
   /** the API request that raised the event */
   requestId: string | null;
-  /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) */
+  /** when the message's content was expunged on request (then payload and responseBody are null) */
+  expungedAt: Date | string | null;
+  /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) or expunged */
   payload: EventBody | null;
 }
 
@@ -53,11 +55,12 @@ export interface DeliveryRow {
   started_at: Date | null;
   is_test: boolean;
   request_id: string | null;
+  expunged_at: Date | null;
 }
 
 /** The columns of a DeliveryRow, for a statement's SELECT or RETURNING list. */
 export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, attempt, status, response_status, response_body,
-  duration_ms, error, created_at, updated_at, next_attempt_at, started_at, is_test, request_id`;
+  duration_ms, error, created_at, updated_at, next_attempt_at, started_at, is_test, request_id, expunged_at`;
 
 /** DELIVERY_COLUMNS of a statement's row alias `d`. */
 const DELIVERY_COLUMNS_OF_D = Prisma.raw(DELIVERY_COLUMNS.replace(/(\w+)/g, 'd.$1'));
@@ -82,6 +85,7 @@ export function toDeliveryView(row: DeliveryRow, payload: EventBody | null): Del
     sentAt: row.started_at,
     test: row.is_test,
     requestId: row.request_id,
+    expungedAt: row.expunged_at,
     payload,
   };
 }
@@ -107,6 +111,7 @@ type DeliveryPageRow = [
   sentAt: string | null,
   test: boolean | null,
   requestId: string | null,
+  expungedAt: string | null,
   payload: EventBody | null,
   total: string,
   endpointFound: boolean,
@@ -134,7 +139,8 @@ function deliveryView(row: DeliveryPageRow, endpointId: string): DeliveryView {
     sentAt: row[12],
     test: row[13]!,
     requestId: row[14],
-    payload: row[15],
+    expungedAt: row[15],
+    payload: row[16],
   };
 }
 
@@ -161,6 +167,7 @@ export interface MessageView {
   lastSentAt: Date | string | null;
   nextAttemptAt: Date | string | null;
   lastResponseStatus: number | null;
+  expungedAt: Date | string | null;
   attempts: DeliveryView[];
 }
 
@@ -230,7 +237,8 @@ export class DeliveryLogStore {
       `
         SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
                item.response_body, item.duration_ms, item.error, item.created_at, item.updated_at,
-               item.next_attempt_at, item.started_at, item.is_test, item.request_id, item.payload, counter.total,
+               item.next_attempt_at, item.started_at, item.is_test, item.request_id, item.expunged_at, item.payload,
+               counter.total,
                counter.endpoint_found
           FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
                          WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}) AS total,
@@ -241,7 +249,7 @@ export class DeliveryLogStore {
                    page.response_status, page.response_body, page.duration_ms, page.error,
                    ${ISO('page.created_at')} AS created_at, ${ISO('page.updated_at')} AS updated_at,
                    ${ISO('page.next_attempt_at')} AS next_attempt_at, ${ISO('page.started_at')} AS started_at,
-                   page.is_test, page.request_id,
+                   page.is_test, page.request_id, ${ISO('page.expunged_at')} AS expunged_at,
                    (SELECT o.payload FROM outbox_events o
                      WHERE o.message_id = page.message_id AND o.community_id = $1::uuid) AS payload,
                    page.created_at AS sort_at, page.id AS sort_id
@@ -254,8 +262,8 @@ export class DeliveryLogStore {
       [communityId, endpointId, query.offset, ...(query.status ? [query.status] : [])],
     );
     const first = rows[0];
-    if (!first?.[17]) return null;
-    const total = Number(first[16]);
+    if (!first?.[18]) return null;
+    const total = Number(first[17]);
     // past the end, the one row holds only total and endpoint_found
     const items: DeliveryView[] = first[0] === null ? [] : rows.map((row) => deliveryView(row, endpointId));
     return {
@@ -338,6 +346,8 @@ export class DeliveryLogStore {
           lastSentAt: row.started_at,
           nextAttemptAt: row.next_attempt_at,
           lastResponseStatus: row.response_status,
+          // a retry of an attempt that was on the wire during the expunge is written after it, unmarked
+          expungedAt: all.find((attempt) => attempt.expungedAt !== null)?.expungedAt ?? row.expunged_at,
           attempts: all,
         };
       }),

@@ -78,9 +78,11 @@ export class RequestedAttemptsStore {
     communityId: string,
     endpointId: string,
     deliveryId: string,
-  ): Promise<{ messageId: string; bodyStored: boolean } | null> {
-    const rows = await this.prisma.$queryRaw<{ message_id: string; body_stored: boolean }[]>`
-    SELECT d.message_id,
+  ): Promise<{ messageId: string; bodyStored: boolean; expunged: boolean } | null> {
+    const rows = await this.prisma.$queryRaw<
+      { message_id: string; body_stored: boolean; expunged: boolean }[]
+    >`
+    SELECT d.message_id, d.expunged_at IS NOT NULL AS expunged,
            -- a test delivery keeps its body for the log, but is sent again through the test route
            NOT d.is_test
              AND EXISTS (SELECT 1 FROM outbox_events o
@@ -88,7 +90,9 @@ export class RequestedAttemptsStore {
     FROM webhook_deliveries d
     WHERE d.community_id = ${communityId}::uuid AND d.endpoint_id = ${endpointId}::uuid
       AND d.id = ${deliveryId}::uuid`;
-    return rows[0] ? { messageId: rows[0].message_id, bodyStored: rows[0].body_stored } : null;
+    return rows[0]
+      ? { messageId: rows[0].message_id, bodyStored: rows[0].body_stored, expunged: rows[0].expunged }
+      : null;
   }
 
   /**

@@ -48,6 +48,7 @@ export class WebhookResendService {
     await this.endpointTakingDeliveries(communityId, endpointId);
     const source = await this.deliveries.findResendSource(communityId, endpointId, deliveryId);
     if (!source) throw Errors.notFound('Webhook delivery');
+    if (source.expunged) throw Errors.messageExpunged();
     if (!source.bodyStored)
       throw Errors.conflict(
         'This event cannot be resent: a test delivery is sent again through the test route, and an event past the retention has no stored body',

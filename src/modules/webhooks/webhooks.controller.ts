@@ -10,6 +10,7 @@ import { CurrentTenant } from '../../common/decorators/request.decorators';
 import { Errors } from '../../common/errors/app-error';
 import { ApiEndpoint } from '../../common/http/api-docs';
 import type { TenantContext } from '../../common/http/request-context';
+import { MessageExpungeService } from './core/expunge/message-expunge.service';
 import { DeliveryLogService } from './delivery-log.service';
 import {
   CommunityParamsDto,
@@ -17,6 +18,7 @@ import {
   DeliveryParamsDto,
   DeliveryQueryDto,
   FiguresQueryDto,
+  MessageParamsDto,
   MessageQueryDto,
   RecoverDeliveriesDto,
   ResendDeliveryDto,
@@ -30,6 +32,7 @@ import {
   DeliveryDto,
   DeliveryPageDto,
   EndpointFiguresDto,
+  ExpungedMessageDto,
   MessagePageDto,
   RecoverResultDto,
   RotatedSecretDto,
@@ -72,7 +75,23 @@ export class WebhooksController {
     private readonly tester: WebhookTestService,
     private readonly resender: WebhookResendService,
     private readonly figures: WebhookFiguresService,
+    private readonly expunger: MessageExpungeService,
   ) {}
+
+  // a static segment: find-my-way matches it before the :webhookId routes, and a webhook id is a UUID
+  @Delete('messages/:messageId/content')
+  @ApiEndpoint({
+    summary:
+      "Erase a message's content: its event body and every attempt's response body, everywhere they are kept",
+    description:
+      'For every endpoint of the community. The log keeps the attempts, with expungedAt set and payload and responseBody null; attempts waiting to be sent are closed FAILED, unsent; a resend of the message answers 409 MESSAGE_EXPUNGED. Expunging again answers the first expungedAt. 404 when the community has no such message.',
+    auth: 'jwt',
+    response: ExpungedMessageDto,
+    errors: [403, 404],
+  })
+  expunge(@Param() params: MessageParamsDto, @CurrentTenant() tenant: TenantContext) {
+    return this.expunger.expunge(communityOf(tenant, params), params.messageId);
+  }
 
   @Get()
   @ApiEndpoint({
@@ -229,7 +248,7 @@ export class WebhooksController {
     summary:
       'Send that event again: same messageId, the next attempt number; answers the new PENDING attempt',
     description:
-      '409 when the endpoint is paused or disabled (resume it first) , the delivery is a test delivery, or its event body is no longer stored. Rate limit: burst 5, then 1 per 20 s per caller and community.',
+      "409 when the endpoint is paused or disabled (resume it first), the delivery is a test delivery, or its event body is no longer stored; 409 MESSAGE_EXPUNGED when the message's content was expunged. Rate limit: burst 5, then 1 per 20 s per caller and community.",
     auth: 'jwt',
     response: DeliveryDto,
     status: HttpStatus.ACCEPTED,

@@ -25,6 +25,7 @@ from .types_generated import (
     EmbedSession,
     EndpointFigures,
     EventTypes,
+    ExpungedMessage,
     Identity,
     Like,
     Logout,
@@ -616,6 +617,29 @@ class WebhooksRoutes(_Group):
         super().__init__(http)
         self.deliveries = WebhooksDeliveriesRoutes(http)
 
+    def expunge(
+        self,
+        community_id: str,
+        message_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> ExpungedMessage:
+        """Erase a message's content: its event body and every attempt's response body, everywhere they
+        are kept
+
+        For every endpoint of the community. The log keeps the attempts, with expungedAt set and
+        payload and responseBody null; attempts waiting to be sent are closed FAILED, unsent; a
+        resend of the message answers 409 MESSAGE_EXPUNGED. Expunging again answers the first
+        expungedAt. 404 when the community has no such message.
+        """
+        return self._http.request(
+            "DELETE",
+            "/api/communities/{}/webhooks/messages/{}/content".format(_seg(community_id), _seg(message_id)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+            auth=AUTH_BEARER,
+        )
+
     def list(self, community_id: str, **query: Any) -> WebhookList:
         """List the community's webhook endpoints (never their secrets)"""
         return self._http.request(
@@ -845,9 +869,9 @@ class WebhooksDeliveriesRoutes(_Group):
         """Send that event again: same messageId, the next attempt number; answers the new PENDING
         attempt
 
-        409 when the endpoint is paused or disabled (resume it first) , the delivery is a test
-        delivery, or its event body is no longer stored. Rate limit: burst 5, then 1 per 20 s per
-        caller and community.
+        409 when the endpoint is paused or disabled (resume it first), the delivery is a test
+        delivery, or its event body is no longer stored; 409 MESSAGE_EXPUNGED when the message's
+        content was expunged. Rate limit: burst 5, then 1 per 20 s per caller and community.
         """
         return self._http.request(
             "POST",

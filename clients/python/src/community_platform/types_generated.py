@@ -41,7 +41,7 @@ class ErrorBodyRequired(TypedDict):
     success: Literal[False]
     #: human-readable message
     error: str
-    code: Literal["UNAUTHORIZED", "FORBIDDEN", "FEATURE_NOT_AVAILABLE", "TENANT_CONTEXT_REQUIRED", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "WEBHOOK_TEST_FAILED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "INTERNAL_ERROR"]
+    code: Literal["UNAUTHORIZED", "FORBIDDEN", "FEATURE_NOT_AVAILABLE", "TENANT_CONTEXT_REQUIRED", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "WEBHOOK_TEST_FAILED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "MESSAGE_EXPUNGED", "INTERNAL_ERROR"]
 
 
 class ErrorBody(ErrorBodyRequired, total=False):
@@ -298,7 +298,7 @@ class HealthUnavailableBodyRequired(TypedDict):
     success: Literal[False]
     #: human-readable message
     error: str
-    code: Literal["UNAUTHORIZED", "FORBIDDEN", "FEATURE_NOT_AVAILABLE", "TENANT_CONTEXT_REQUIRED", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "WEBHOOK_TEST_FAILED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "INTERNAL_ERROR"]
+    code: Literal["UNAUTHORIZED", "FORBIDDEN", "FEATURE_NOT_AVAILABLE", "TENANT_CONTEXT_REQUIRED", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "WEBHOOK_TEST_FAILED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "MESSAGE_EXPUNGED", "INTERNAL_ERROR"]
     #: which dependency is down
     details: HealthStatus
 
@@ -563,6 +563,14 @@ class Unlike(TypedDict):
     likeCount: float
 
 
+class ExpungedMessage(TypedDict):
+    messageId: str
+    #: when the content was first expunged (a second expunge keeps the first time)
+    expungedAt: str
+    #: attempts that were waiting to be sent and were closed FAILED, unsent
+    attemptsCancelled: float
+
+
 class WebhookListItem(TypedDict):
     events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
@@ -723,8 +731,13 @@ class Delivery(TypedDict):
     #: the id of the API request that raised the event (its X-Request-Id, or the id the API gave
     #: it); null for events raised outside a request
     requestId: Optional[str]
+    #: when the message's content was expunged on request (DELETE
+    #: …/webhooks/messages/{messageId}/content): `payload` and `responseBody` are then null for
+    #: good; null while the content is kept
+    expungedAt: Optional[str]
     #: the event body this attempt sent ({id, type, timestamp, communityId, data}); null once it
-    #: is pruned, WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's last attempt
+    #: is pruned, WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's last attempt, or
+    #: expunged (`expungedAt`)
     payload: Optional[Dict[str, Any]]
     id: str
     endpointId: str
@@ -758,6 +771,8 @@ class Message(TypedDict):
     #: when the waiting latest attempt is due; null once it is closed
     nextAttemptAt: Optional[str]
     lastResponseStatus: Optional[float]
+    #: when the message's content was expunged on request; null while it is kept
+    expungedAt: Optional[str]
     attempts: List[Delivery]
     #: the webhook-id a receiver sees, the same on every attempt
     messageId: str
@@ -838,7 +853,7 @@ class WebhookTestFailedBodyRequired(TypedDict):
     success: Literal[False]
     #: human-readable message
     error: str
-    code: Literal["UNAUTHORIZED", "FORBIDDEN", "FEATURE_NOT_AVAILABLE", "TENANT_CONTEXT_REQUIRED", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "WEBHOOK_TEST_FAILED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "INTERNAL_ERROR"]
+    code: Literal["UNAUTHORIZED", "FORBIDDEN", "FEATURE_NOT_AVAILABLE", "TENANT_CONTEXT_REQUIRED", "VALIDATION_ERROR", "NOT_FOUND", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "RATE_LIMITED", "SERVICE_UNAVAILABLE", "WEBHOOK_TEST_FAILED", "IDEMPOTENCY_KEY_REUSED", "IDEMPOTENCY_KEY_IN_USE", "MESSAGE_EXPUNGED", "INTERNAL_ERROR"]
     #: the attempt as logged (status FAILED, with its error)
     data: Delivery
 
@@ -970,6 +985,7 @@ __all__ = [
     "EventType",
     "EventTypes",
     "ExchangePortalLink",
+    "ExpungedMessage",
     "Figures",
     "FiguresBucket",
     "HealthIndicator",

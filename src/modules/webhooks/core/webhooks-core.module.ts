@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AttemptStatsStore } from './attempt-stats.store';
 import { defaultResolveAll } from './delivery/delivery-agent';
+import { MessageContentStore } from './expunge/message-content.store';
+import { MessageExpungeService } from './expunge/message-expunge.service';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from './delivery/webhook-sender.service';
 import { WebhookSecretsService } from './secrets/webhook-secrets.service';
 import { WebhookSecretsStore } from './secrets/webhook-secrets.store';
@@ -8,8 +10,9 @@ import { WebhookEndpointsStore } from './webhook-endpoints.store';
 
 /**
  * The webhook pieces the API, the worker and the CLI share: the endpoints' store, their hourly
- * figures' store (the API reads them, the worker prunes them), the signing
- * secrets and the signed sender (the API's test route sends too). The stores of the delivery log
+ * figures' store (the API reads them, the worker prunes them), the signing secrets, the signed sender
+ * (the API's test route sends too) and the expunge of messages' content (the API's route and the
+ * CLI's command). The stores of the delivery log
  * belong to each process (the API's beside its services, the worker's in worker/). PrismaService
  * and AppConfig come from global modules.
  */
@@ -20,6 +23,8 @@ import { WebhookEndpointsStore } from './webhook-endpoints.store';
     WebhookSecretsService,
     WebhookSecretsStore,
     WebhookSender,
+    MessageContentStore,
+    MessageExpungeService,
     { provide: WEBHOOK_DNS_LOOKUP, useValue: defaultResolveAll },
   ],
   exports: [
@@ -27,6 +32,7 @@ import { WebhookEndpointsStore } from './webhook-endpoints.store';
     WebhookEndpointsStore,
     WebhookSecretsService,
     WebhookSender,
+    MessageExpungeService,
     WEBHOOK_DNS_LOOKUP,
   ],
 })

@@ -14,6 +14,7 @@ import {
   IsString,
   IsUUID,
   Max,
+  Matches,
   MaxLength,
   Min,
   ValidateBy,
@@ -121,6 +122,13 @@ export class CommunityParamsDto {
 export class WebhookParamsDto extends CommunityParamsDto {
   @IsUUID()
   webhookId: string;
+}
+
+export class MessageParamsDto extends CommunityParamsDto {
+  /** the message's webhook-id, as the log shows it (msg_ and a ULID) */
+  @MaxLength(100)
+  @Matches(/^msg_[0-9A-Za-z]+$/, { message: 'messageId must be a message id: msg_ and letters or digits' })
+  messageId: string;
 }
 
 export class DeliveryParamsDto extends WebhookParamsDto {

@@ -110,8 +110,14 @@ export class DeliveryDto {
   @ApiProperty({ nullable: true, type: String })
   requestId: string | null;
   /**
+   * when the message's content was expunged on request (DELETE …/webhooks/messages/{messageId}/content):
+   * `payload` and `responseBody` are then null for good; null while the content is kept
+   */
+  @ApiProperty({ nullable: true, type: Date })
+  expungedAt: Date | null;
+  /**
    * the event body this attempt sent ({id, type, timestamp, communityId, data}); null once it is pruned,
-   * WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's last attempt
+   * WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's last attempt, or expunged (`expungedAt`)
    */
   @ApiProperty({
     nullable: true,
@@ -181,8 +187,19 @@ export class MessageDto {
   nextAttemptAt: Date | null;
   @ApiProperty({ nullable: true, type: Number })
   lastResponseStatus: number | null;
+  /** when the message's content was expunged on request; null while it is kept */
+  @ApiProperty({ nullable: true, type: Date })
+  expungedAt: Date | null;
   @ApiProperty({ type: [DeliveryDto] })
   attempts: DeliveryDto[];
+}
+
+export class ExpungedMessageDto {
+  messageId: string;
+  /** when the content was first expunged (a second expunge keeps the first time) */
+  expungedAt: Date;
+  /** attempts that were waiting to be sent and were closed FAILED, unsent */
+  attemptsCancelled: number;
 }
 
 export class MessagePageDto {

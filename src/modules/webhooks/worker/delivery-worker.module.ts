@@ -19,6 +19,8 @@ import { LocalDeliveries } from './local-deliveries';
 import { OutboxRelay } from './outbox-relay.service';
 import { OutboxWakeups } from './outbox-wakeups';
 import { OutboxRetention } from './outbox-retention.service';
+import { DeliveryLogRetention } from './delivery-log-retention.service';
+import { DeliveryLogRetentionStore } from './delivery-log-retention.store';
 import { WorkerOutboxStore } from './outbox.store';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
@@ -47,6 +49,8 @@ import { WorkerRuntime } from './worker-runtime.service';
     OutboxRelay,
     OutboxWakeups,
     OutboxRetention,
+    DeliveryLogRetention,
+    DeliveryLogRetentionStore,
     EndpointHealth,
     EndpointSlots,
     EndpointRateLimits,

@@ -5,6 +5,7 @@ import { DeliveryWorker } from './delivery-worker.service';
 import { LocalDeliveries } from './local-deliveries';
 import { AppConfig } from '../../../config/app-config';
 import { OutboxRelay } from './outbox-relay.service';
+import { DeliveryLogRetention } from './delivery-log-retention.service';
 import { OutboxRetention } from './outbox-retention.service';
 
 /**
@@ -23,6 +24,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly worker: DeliveryWorker,
     private readonly queue: DeliveryQueue,
     private readonly retention: OutboxRetention,
+    private readonly logRetention: DeliveryLogRetention,
     private readonly sweep: DeliverySweep,
     private readonly local: LocalDeliveries,
     private readonly config: AppConfig,
@@ -32,6 +34,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     this.worker.start();
     this.relay.start();
     this.retention.start();
+    this.logRetention.start();
     this.sweep.start();
     this.logger.log('delivery worker started: relaying the outbox, processing and sweeping deliveries');
   }
@@ -40,6 +43,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopping ??= (async () => {
       await this.relay.stop();
       await this.retention.stop();
+      await this.logRetention.stop();
       await this.sweep.stop();
       // the attempts the relay ran here finish and are recorded beside the queue's jobs in flight
       await Promise.all([this.local.stop(this.config.workerShutdownTimeoutMs), this.worker.stop()]);

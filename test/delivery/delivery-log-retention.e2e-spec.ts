@@ -1,0 +1,142 @@
+import type { Plan } from '../../src/generated/prisma/enums';
+import { DeliveryLogRetention } from '../../src/modules/webhooks/worker/delivery-log-retention.service';
+import { DeliveryLogRetentionStore } from '../../src/modules/webhooks/worker/delivery-log-retention.store';
+import { createTestApp, TestApp } from '../utils/app';
+import { memberWithToken, unique } from '../utils/factories';
+import { call } from '../utils/http';
+import { createEndpoint, DELIVERY_TEST_ENV } from '../utils/worker';
+
+const DAY = 24 * 3600_000;
+
+/** Retention of the delivery log (docs/api.md#retention-of-the-delivery-log), with the defaults: 90 days, 30 on FREE. */
+describe('delivery log retention', () => {
+  let api: TestApp;
+  let retention: DeliveryLogRetention;
+  beforeAll(async () => {
+    api = await createTestApp(DELIVERY_TEST_ENV);
+    retention = new DeliveryLogRetention(new DeliveryLogRetentionStore(api.prisma), api.config);
+  });
+  afterAll(() => api?.close());
+
+  /** A community on `plan` with an endpoint and an owner's token. */
+  async function endpointOn(plan: Plan) {
+    const { community, token } = await memberWithToken(api.app, { plan });
+    const endpoint = await createEndpoint(api, community.id, {
+      url: 'http://127.0.0.1:9/retention',
+      events: ['tweet.created'],
+      isActive: false,
+    });
+    return { communityId: community.id, endpointId: endpoint.id, token };
+  }
+
+  /** Attempts of one message at the endpoint, written `daysAgo` each (as the relay, retries and resends would). */
+  async function message(
+    at: { communityId: string; endpointId: string },
+    attempts: { daysAgo: number; status: 'PENDING' | 'SUCCESS' | 'FAILED' }[],
+  ) {
+    const messageId = `msg_${unique('r').replace(/[^0-9A-Za-z]/g, '')}`;
+    await api.prisma.webhookDelivery.createMany({
+      data: attempts.map((a, i) => ({
+        communityId: at.communityId,
+        endpointId: at.endpointId,
+        messageId,
+        eventType: 'tweet.created',
+        attempt: i + 1,
+        status: a.status,
+        createdAt: new Date(Date.now() - a.daysAgo * DAY),
+      })),
+    });
+    return messageId;
+  }
+
+  const left = async (endpointId: string) =>
+    (
+      await api.prisma.webhookDelivery.findMany({
+        where: { endpointId },
+        select: { messageId: true, attempt: true },
+        orderBy: [{ messageId: 'asc' }, { attempt: 'asc' }],
+      })
+    ).map((d) => `${d.messageId}#${d.attempt}`);
+
+  it('deletes the messages whose every attempt is past retention, on both sides of the cutoff, and never a PENDING one', async () => {
+    const pro = await endpointOn('PRO');
+    const free = await endpointOn('FREE');
+    const gone = await message(pro, [
+      { daysAgo: 100, status: 'FAILED' },
+      { daysAgo: 99, status: 'SUCCESS' },
+    ]);
+    const justPast = await message(pro, [{ daysAgo: 90.01, status: 'SUCCESS' }]);
+    const justInside = await message(pro, [{ daysAgo: 89.99, status: 'SUCCESS' }]);
+    // first attempt past retention, its resend not: the message stays whole
+    const straddling = await message(pro, [
+      { daysAgo: 100, status: 'FAILED' },
+      { daysAgo: 10, status: 'SUCCESS' },
+    ]);
+    const pending = await message(pro, [{ daysAgo: 120, status: 'PENDING' }]);
+    const pendingRetry = await message(pro, [
+      { daysAgo: 120, status: 'FAILED' },
+      { daysAgo: 119, status: 'PENDING' },
+    ]);
+    const freeGone = await message(free, [{ daysAgo: 31, status: 'SUCCESS' }]);
+    const freeKept = await message(free, [{ daysAgo: 29, status: 'FAILED' }]);
+    const goneIds = (
+      await api.prisma.webhookDelivery.findMany({ where: { messageId: gone }, select: { id: true } })
+    ).map((d) => d.id);
+
+    expect(await retention.prune()).toBeGreaterThanOrEqual(4);
+
+    expect(await left(pro.endpointId)).toEqual(
+      [
+        `${justInside}#1`,
+        `${straddling}#1`,
+        `${straddling}#2`,
+        `${pending}#1`,
+        `${pendingRetry}#1`,
+        `${pendingRetry}#2`,
+      ].sort(),
+    );
+    expect(await left(free.endpointId)).toEqual([`${freeKept}#1`]);
+    // PRO past 90 days, FREE past 30: no attempt of theirs anywhere
+    expect(
+      await api.prisma.webhookDelivery.count({ where: { messageId: { in: [gone, justPast, freeGone] } } }),
+    ).toBe(0);
+
+    // the log's totals follow (its counters are kept by the table's triggers), and a removed delivery is gone
+    const log = await call(
+      api.app,
+      'GET',
+      `/api/communities/${pro.communityId}/webhooks/${pro.endpointId}/deliveries`,
+      {
+        token: pro.token,
+      },
+    );
+    expect(log.body.data.total).toBe(6);
+    await api.prisma.webhookEndpoint.update({ where: { id: pro.endpointId }, data: { isActive: true } });
+    const resend = await call(
+      api.app,
+      'POST',
+      `/api/communities/${pro.communityId}/webhooks/${pro.endpointId}/deliveries/${goneIds[0]}/resend`,
+      { token: pro.token, body: {} },
+    );
+    expect(resend.status).toBe(404);
+  });
+
+  it('walks past a chunk of messages it must keep to the old ones behind it', async () => {
+    const pro = await endpointOn('PRO');
+    // 5,001 messages older than the cutoff whose retries are recent (more than one chunk), then one to delete
+    await api.prisma.$executeRaw`
+      INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
+                                      created_at, updated_at)
+      SELECT gen_random_uuid(), ${pro.communityId}::uuid, ${pro.endpointId}::uuid, 'msg_kept' || n, 'tweet.created',
+             a, 'FAILED', now() - CASE a WHEN 1 THEN interval '200 days' + n * interval '1 second'
+                                          ELSE interval '1 day' END, now()
+        FROM generate_series(1, 5001) n, generate_series(1, 2) a`;
+    const behind = await message(pro, [{ daysAgo: 150, status: 'SUCCESS' }]);
+
+    await retention.prune();
+
+    const remaining = await left(pro.endpointId);
+    expect(remaining).toHaveLength(10_002);
+    expect(remaining).not.toContain(`${behind}#1`);
+  });
+});
