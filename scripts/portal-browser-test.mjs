@@ -500,6 +500,16 @@ async function embeddedPortal({ browser, owner, password, pro, enterprise }) {
     if ((await ended).status() !== 200) throw new Error("the other community's session was not ended");
     if ((await tab.getByRole('heading', { name: /Webhooks · / }).count()) !== 0)
       throw new Error("the other community's portal shows");
+    // a password sign-in at an address naming a community (its slug here) offers only that community
+    const direct = await context.newPage();
+    await direct.goto(`${base}/portal/?community=${enterprise.slug}`);
+    await direct.getByLabel('E-mail').fill(owner);
+    await direct.getByLabel('Password').fill(password);
+    await direct.getByRole('button', { name: 'Sign in' }).click();
+    await direct.getByRole('button', { name: /demo-enterprise/ }).waitFor();
+    const offered = await direct.locator('ul.plain button').allTextContents();
+    if (offered.length !== 1)
+      throw new Error(`the picker offers ${offered.join(', ')}, not demo-enterprise alone`);
   } finally {
     await regular.close();
     await context.close();

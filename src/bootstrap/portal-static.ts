@@ -11,8 +11,8 @@ import { PORTAL_COMMUNITY_PARAM, PORTAL_PATH } from '../modules/webhooks/portal/
 export const PORTAL_DIR = resolve(__dirname, '..', '..', 'dist', 'portal');
 
 /**
- * The portal's policy: its own scripts, styles and API only; no inline code, no frames, no other
- * origin (nothing from a CDN), and no referrer so no address leaks anywhere.
+ * The portal's policy: its own scripts, styles and API only; no inline code, framed by nobody (the page
+ * itself: see portalPageCsp), no other origin (nothing from a CDN), and no referrer so no address leaks.
  */
 export const PORTAL_CSP = [
   "default-src 'none'",
@@ -43,7 +43,7 @@ export function portalPageCsp(community: PortalPageCommunity | null): string {
 }
 
 /** The origin of an https logo, the only kind the page shows (an http one would be mixed content). */
-export function logoOrigin(logoUrl: string | null): string | null {
+function logoOrigin(logoUrl: string | null): string | null {
   if (!logoUrl) return null;
   try {
     return parsePortalOrigin(new URL(logoUrl).origin);
