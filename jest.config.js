@@ -30,6 +30,8 @@ module.exports = {
         '<rootDir>/src/**/*.spec.ts',
         '<rootDir>/prisma/**/*.spec.ts',
         '<rootDir>/test/utils/**/*.spec.ts',
+        // the portal's pure functions (portal/src runs in browsers; these need no DOM)
+        '<rootDir>/portal/src/**/*.spec.ts',
       ],
     },
     { ...common, displayName: 'e2e', rootDir: '.', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },

@@ -117,6 +117,24 @@ export async function api<T>(
   }
 }
 
+/** A community's branding, as the portal link exchange answers it (PATCH /api/sdk/community/branding sets it). */
+export interface Branding {
+  logoUrl: string | null;
+  faviconUrl: string | null;
+  primaryColor: string | null;
+  accentColor: string | null;
+}
+
+/** POST /api/webhooks/portal-sessions: a portal link's session. */
+export interface PortalSessionAnswer {
+  accessToken: string;
+  expiresIn: number;
+  communityId: string;
+  communityName: string;
+  communitySlug: string;
+  branding: Branding;
+}
+
 /** A portal link's session as the tab keeps it across reloads. */
 export interface StoredPortalSession {
   token: string;
@@ -124,6 +142,9 @@ export interface StoredPortalSession {
   expiresAt: number;
   communityId: string;
   communityName: string;
+  /** kept by this version on: a session stored before has none (only the id then matches the page's URL) */
+  communitySlug?: string;
+  branding?: Branding;
 }
 
 /**
@@ -164,14 +185,17 @@ export function restorePortalSession(): { stored: StoredPortalSession | null; ex
     stored = null;
   }
   if (!stored) return { stored: null, expired: false };
-  const { token, expiresAt, communityId, communityName } = stored;
+  const { token, expiresAt, communityId, communityName, communitySlug, branding } = stored;
   const complete =
     typeof token === 'string' &&
     typeof expiresAt === 'number' &&
     typeof communityId === 'string' &&
     typeof communityName === 'string';
   if (complete && Date.now() < expiresAt) {
-    return { stored: { token, expiresAt, communityId, communityName }, expired: false };
+    const kept: StoredPortalSession = { token, expiresAt, communityId, communityName };
+    if (typeof communitySlug === 'string') kept.communitySlug = communitySlug;
+    if (branding && typeof branding === 'object') kept.branding = branding;
+    return { stored: kept, expired: false };
   }
   forgetPortalSession();
   return { stored: null, expired: complete };

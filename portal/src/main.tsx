@@ -3,12 +3,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   api,
   ApiError,
+  type Branding,
   type Community,
   type Delivery,
   type DeliveryPage,
   type EventType,
   forgetPortalSession,
   localTime,
+  type PortalSessionAnswer,
   restorePortalSession,
   type RotatedSecret,
   type Session,
@@ -19,6 +21,7 @@ import {
   type TokenPair,
   type Webhook,
 } from './api';
+import { brandPalette } from './contrast';
 import { EndpointFigures } from './endpoint-figures';
 import { type HeaderRow, headersOf, HeadersEditor, HeadersList, rowsOf } from './headers';
 import './styles.css';
@@ -101,10 +104,13 @@ function SignIn({
   onSession,
   linkError,
   notice,
+  framed,
 }: {
   onSession: (s: Session) => void;
   linkError: string | null;
   notice: string | null;
+  /** inside another site's page: only a portal link opens the portal there, never a password */
+  framed: boolean;
 }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -124,56 +130,63 @@ function SignIn({
           <p>{linkError}</p>
         </section>
       )}
-      <form
-        class="card"
-        onSubmit={async (event) => {
-          event.preventDefault();
-          setBusy(true);
-          setError(null);
-          try {
-            const pair = await api<TokenPair>(null, 'POST', '/auth/login', { email, password });
-            onSession(sessionFromPair(pair));
-          } catch (err) {
-            setError(errorText(err));
-          } finally {
-            setBusy(false);
-          }
-        }}
-      >
-        <h2>Sign in</h2>
-        <label for="email">E-mail</label>
-        <input
-          id="email"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onInput={(e) => setEmail(e.currentTarget.value)}
-        />
-        <label for="password">Password</label>
-        <input
-          id="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onInput={(e) => setPassword(e.currentTarget.value)}
-        />
-        <Alert error={error} />
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
+      {framed ? (
+        <p class="card">Open the webhook portal again from your app: it gives this page a new link.</p>
+      ) : (
+        <form
+          class="card"
+          onSubmit={async (event) => {
+            event.preventDefault();
+            setBusy(true);
+            setError(null);
+            try {
+              const pair = await api<TokenPair>(null, 'POST', '/auth/login', { email, password });
+              onSession(sessionFromPair(pair));
+            } catch (err) {
+              setError(errorText(err));
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          <h2>Sign in</h2>
+          <label for="email">E-mail</label>
+          <input
+            id="email"
+            type="email"
+            autoComplete="username"
+            required
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
+          <label for="password">Password</label>
+          <input
+            id="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+          <Alert error={error} />
+          <button type="submit" disabled={busy}>
+            {busy ? 'Signing in…' : 'Sign in'}
+          </button>
+        </form>
+      )}
     </main>
   );
 }
 
 function Picker({
   session,
+  pin,
   onPick,
   onSignOut,
 }: {
   session: Session;
+  /** the community the page's URL names: the only one offered */
+  pin: string | null;
   onPick: (c: Community) => void;
   onSignOut: () => void;
 }) {
@@ -181,7 +194,7 @@ function Picker({
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     api<{ items: Community[] }>(session, 'GET', '/webhooks/manageable-communities')
-      .then((page) => setCommunities(page.items))
+      .then((page) => setCommunities(page.items.filter((c) => matchesPin(pin, c))))
       .catch((err) => setError(errorText(err)));
   }, [session]);
   return (
@@ -194,7 +207,9 @@ function Picker({
       </header>
       <Alert error={error} />
       {!communities && !error && <p aria-live="polite">Loading your communities…</p>}
-      {communities?.length === 0 && <p>You do not manage webhooks in any community.</p>}
+      {communities?.length === 0 && (
+        <p>You do not manage webhooks in {pin ? 'the community this page is for' : 'any community'}.</p>
+      )}
       <ul class="plain">
         {communities?.map((community) => (
           <li key={community.id}>
@@ -961,15 +976,53 @@ function Verify() {
   );
 }
 
+/** The community the portal shows; a portal link's session brings its branding. */
+interface ShownCommunity {
+  id: string;
+  name: string;
+  slug?: string;
+  branding?: Branding;
+}
+
+/** The brand colour as CSS custom properties on the page (styles.css reads them), for as long as it shows. */
+function useBrandColours(primary: string | null | undefined) {
+  useEffect(() => {
+    const palette = brandPalette(primary);
+    if (!palette) return;
+    // CSSOM, not a style attribute: the page's policy (style-src 'self') allows it
+    const root = document.documentElement.style;
+    const properties = { '--brand': palette.fill, '--on-brand': palette.onFill, '--brand-ink': palette.ink };
+    for (const [name, value] of Object.entries(properties)) root.setProperty(name, value);
+    return () => Object.keys(properties).forEach((name) => root.removeProperty(name));
+  }, [primary]);
+}
+
+/**
+ * The logo, when the page's policy lets it load: an https URL (an http one would be mixed content), and the
+ * page's URL naming the community, whose logo's origin the server then adds to img-src.
+ */
+function logoShown(branding: Branding | undefined, pin: string | null): string | null {
+  if (!pin || !branding?.logoUrl) return null;
+  try {
+    return new URL(branding.logoUrl).protocol === 'https:' ? branding.logoUrl : null;
+  } catch {
+    return null;
+  }
+}
+
 function Portal({
   session,
   community,
+  pin,
   onSignOut,
 }: {
   session: Session;
-  community: { id: string; name: string };
+  community: ShownCommunity;
+  pin: string | null;
   onSignOut: () => void;
 }) {
+  useBrandColours(community.branding?.primaryColor);
+  const logo = logoShown(community.branding, pin);
   const [view, setView] = useState<View>('endpoints');
   const [catalog, setCatalog] = useState<EventType[]>([]);
   useEffect(() => {
@@ -985,8 +1038,11 @@ function Portal({
   );
   return (
     <>
-      <header class="row spread">
-        <h1>Webhooks · {community.name}</h1>
+      <header class="row spread portal-header">
+        <div class="row">
+          {logo && <img class="logo" src={logo} alt="" data-testid="logo" />}
+          <h1>Webhooks · {community.name}</h1>
+        </div>
         <button type="button" onClick={onSignOut}>
           Sign out
         </button>
@@ -1019,49 +1075,118 @@ function portalSession(stored: StoredPortalSession): Session {
   return { token: stored.token, communityId: stored.communityId, expiresAt: stored.expiresAt };
 }
 
-/** A load of the page opens a portal link in the address bar, else the session this tab kept, if unexpired. */
-function initialState(): { stored: StoredPortalSession | null; notice: string | null } {
-  if (linkToken()) return { stored: null, notice: null };
+function shownCommunity(stored: StoredPortalSession): ShownCommunity {
+  const { communityId: id, communityName: name, communitySlug: slug, branding } = stored;
+  return { id, name, slug, branding };
+}
+
+/**
+ * The community the page's URL names (a portal link's `?community=`, an id or a slug): the server let only
+ * that community's allowed origins frame the page, so it is the only community the page may show
+ * (docs/product-decisions.md#10-webhook-portal-embedding). Null: the URL names none.
+ */
+function pinnedCommunity(): string | null {
+  const value = new URLSearchParams(window.location.search).get('community')?.trim().toLowerCase();
+  return value ? value : null;
+}
+
+/** Whether another page shows this one in a frame (a cross-origin parent may refuse the comparison). */
+function isFramed(): boolean {
+  try {
+    return window.self !== window.top;
+  } catch {
+    return true;
+  }
+}
+
+/** Whether the community is the one the page's URL names, when it names one. */
+function matchesPin(pin: string | null, community: { id: string; slug?: string }): boolean {
+  return pin === null || pin === community.id.toLowerCase() || pin === community.slug?.toLowerCase();
+}
+
+const OTHER_COMMUNITY =
+  "This page is for another community than your portal session, so it does not show that session's " +
+  'webhooks. Open the webhook portal again from the app of the community you want to manage.';
+const FRAMED_WITHOUT_COMMUNITY =
+  'This page is shown inside another site without naming its community, so it shows nothing. ' +
+  'Open the webhook portal with a portal link.';
+
+/** A page that shows no session's data, and why. */
+function Refused({ message }: { message: string }) {
+  return (
+    <main class="narrow">
+      <h1>Webhook portal</h1>
+      <section class="card" role="alert" data-testid="refused">
+        <h2>This portal page cannot be shown</h2>
+        <p>{message}</p>
+      </section>
+    </main>
+  );
+}
+
+/**
+ * A load of the page opens a portal link in the address bar, else the session this tab kept, if unexpired.
+ * A session for another community than the URL names is not shown (the page may be framed by that other
+ * community's app); a framed page that names no community shows nothing (the server's frame-ancestors
+ * 'none' stops such a frame before this runs: this is the second lock).
+ */
+function initialState(): {
+  stored: StoredPortalSession | null;
+  notice: string | null;
+  refused: string | null;
+} {
+  const pin = pinnedCommunity();
+  if (pin === null && isFramed()) return { stored: null, notice: null, refused: FRAMED_WITHOUT_COMMUNITY };
+  if (linkToken()) return { stored: null, notice: null, refused: null };
   const { stored, expired } = restorePortalSession();
-  return { stored, notice: expired ? EXPIRED : null };
+  if (stored && !matchesPin(pin, { id: stored.communityId, slug: stored.communitySlug }))
+    return { stored: null, notice: null, refused: OTHER_COMMUNITY };
+  return { stored, notice: expired ? EXPIRED : null, refused: null };
 }
 
 function App() {
   const [initial] = useState(initialState);
+  const [pin] = useState(pinnedCommunity);
+  const [framed] = useState(isFramed);
+  const [refused, setRefused] = useState<string | null>(initial.refused);
   const [session, setSession] = useState<Session | null>(
     () => initial.stored && portalSession(initial.stored),
   );
-  const [community, setCommunity] = useState<{ id: string; name: string } | null>(
-    () => initial.stored && { id: initial.stored.communityId, name: initial.stored.communityName },
+  const [community, setCommunity] = useState<ShownCommunity | null>(
+    () => initial.stored && shownCommunity(initial.stored),
   );
   const [linkError, setLinkError] = useState<string | null>(null);
-  const [exchanging, setExchanging] = useState(() => linkToken() !== null);
+  const [exchanging, setExchanging] = useState(() => linkToken() !== null && initial.refused === null);
   const [notice, setNotice] = useState<string | null>(initial.notice);
   useEffect(() => {
     const token = linkToken();
     if (!token) return;
-    // the token leaves the address bar (and history) before anything else happens
-    history.replaceState(null, '', window.location.pathname);
+    // the token leaves the address bar (and history) before anything else happens; the community stays
+    history.replaceState(null, '', window.location.pathname + window.location.search);
+    if (initial.refused) return;
     setExchanging(true);
-    api<{ accessToken: string; expiresIn: number; communityId: string; communityName: string }>(
-      null,
-      'POST',
-      '/webhooks/portal-sessions',
-      { token },
-    )
+    api<PortalSessionAnswer>(null, 'POST', '/webhooks/portal-sessions', { token })
       .then((portal) => {
-        // a session this tab kept from an earlier link is replaced: end it rather than leave it usable
-        const earlier = restorePortalSession().stored;
-        if (earlier) void signOut(portalSession(earlier)).catch(() => undefined);
-        const stored = {
+        const stored: StoredPortalSession = {
           token: portal.accessToken,
           expiresAt: Date.now() + portal.expiresIn * 1000,
           communityId: portal.communityId,
           communityName: portal.communityName,
+          communitySlug: portal.communitySlug,
+          branding: portal.branding,
         };
+        // a link of another community than the page's URL names: its session is ended, never shown here
+        if (!matchesPin(pin, { id: portal.communityId, slug: portal.communitySlug })) {
+          void signOut(portalSession(stored)).catch(() => undefined);
+          setRefused(OTHER_COMMUNITY);
+          return;
+        }
+        // a session this tab kept from an earlier link is replaced: end it rather than leave it usable
+        const earlier = restorePortalSession().stored;
+        if (earlier) void signOut(portalSession(earlier)).catch(() => undefined);
         storePortalSession(stored);
         start(portalSession(stored));
-        setCommunity({ id: portal.communityId, name: portal.communityName });
+        setCommunity(shownCommunity(stored));
       })
       .catch((err) => setLinkError(errorText(err)))
       .finally(() => setExchanging(false));
@@ -1109,10 +1234,11 @@ function App() {
       );
     }
   };
+  if (refused) return <Refused message={refused} />;
   if (exchanging) return <p aria-live="polite">Opening the portal…</p>;
-  if (!session) return <SignIn onSession={start} linkError={linkError} notice={notice} />;
-  if (!community) return <Picker session={session} onPick={setCommunity} onSignOut={end} />;
-  return <Portal session={session} community={community} onSignOut={end} />;
+  if (!session) return <SignIn onSession={start} linkError={linkError} notice={notice} framed={framed} />;
+  if (!community) return <Picker session={session} pin={pin} onPick={setCommunity} onSignOut={end} />;
+  return <Portal session={session} community={community} pin={pin} onSignOut={end} />;
 }
 
 render(<App />, document.getElementById('app')!);

@@ -39,6 +39,7 @@ describe.each(CREDENTIAL_KINDS)('community with %s credentials', (kind) => {
       allowMemberPosts: true,
       customDomain: null,
       customDomainPending: null,
+      portalAllowedOrigins: [],
     });
   });
 
@@ -56,6 +57,7 @@ describe.each(CREDENTIAL_KINDS)('community with %s credentials', (kind) => {
       allowMemberPosts: false,
       customDomain: null,
       customDomainPending: null,
+      portalAllowedOrigins: [],
     });
     const events = await outboxOf(t.app, admin.communityId, 'community.updated');
     expect(events).toHaveLength(1);

@@ -48,7 +48,9 @@ describe('webhook portal links', () => {
     const created = await link(owner);
     const url = new URL(created.url);
     expect(`${url.origin}${url.pathname}`).toBe('https://hooks.example.com/portal/');
-    expect(url.search).toBe('');
+    // the community rides in the query (the page's server decides who may frame it), never the token
+    expect(url.search).toBe(`?community=${owner.community.id}`);
+    expect(url.hash).toBe(`#token=${created.token}`);
     expect(created.token.length).toBeGreaterThanOrEqual(40);
     const expiresAt = Date.parse(created.expiresAt);
     expect(expiresAt).toBeGreaterThanOrEqual(before + 1000);
@@ -61,6 +63,10 @@ describe('webhook portal links', () => {
 
   it('is single use: the first exchange opens a session, the second is refused', async () => {
     const owner = await memberWithToken(t.app, { plan: 'PRO' });
+    await t.prisma.community.update({
+      where: { id: owner.community.id },
+      data: { primaryColor: '#FFCC00', logoUrl: 'https://cdn.example.com/logo.png' },
+    });
     const { token } = await link(owner);
     const [first, second] = await Promise.all([exchange(token), exchange(token)]);
     const statuses = [first.status, second.status].sort();
@@ -71,6 +77,14 @@ describe('webhook portal links', () => {
       tokenType: 'Bearer',
       communityId: owner.community.id,
       communityName: owner.community.name,
+      communitySlug: owner.community.slug,
+      // the branding the portal takes on: a portal session cannot read the community's own routes
+      branding: {
+        logoUrl: 'https://cdn.example.com/logo.png',
+        faviconUrl: null,
+        primaryColor: '#FFCC00',
+        accentColor: null,
+      },
     });
     expect(lost.body.error).toMatch(/already used or has expired/);
 

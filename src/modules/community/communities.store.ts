@@ -21,6 +21,7 @@ export const COMMUNITY_SELECT = {
   faviconUrl: true,
   primaryColor: true,
   accentColor: true,
+  portalAllowedOrigins: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -47,6 +48,12 @@ export interface TenantCommunityRow {
   slug: string;
   plan: Plan;
   featureOverrides: unknown;
+}
+
+/** What the webhook portal's page needs of the community its URL names (src/bootstrap/portal-static.ts). */
+export interface PortalPageCommunity {
+  portalAllowedOrigins: string[];
+  logoUrl: string | null;
 }
 
 /** The one owner of `communities`' queries. */
@@ -79,6 +86,12 @@ export class CommunitiesStore {
   findRef(ref: string): Promise<{ id: string; slug: string } | null> {
     const where = isUuid(ref) ? { id: ref.toLowerCase() } : { slug: ref.toLowerCase() };
     return this.prisma.community.findFirst({ where, select: { id: true, slug: true } });
+  }
+
+  /** The portal page's view of the community an id or slug names (any case), or null. */
+  findPortalPage(ref: string): Promise<PortalPageCommunity | null> {
+    const where = isUuid(ref) ? { id: ref.toLowerCase() } : { slug: ref.toLowerCase() };
+    return this.prisma.community.findFirst({ where, select: { portalAllowedOrigins: true, logoUrl: true } });
   }
 
   /** Whether members without moderation rights may post. */

@@ -49,7 +49,16 @@ function toView(row: CommunityRow): SdkCommunityDto {
 
 function settingsOf(view: SdkCommunityDto): SettingsDto {
   const { name, description, visibility, allowMemberPosts, customDomain, customDomainPending } = view;
-  return { name, description, visibility, allowMemberPosts, customDomain, customDomainPending };
+  const { portalAllowedOrigins } = view;
+  return {
+    name,
+    description,
+    visibility,
+    allowMemberPosts,
+    customDomain,
+    customDomainPending,
+    portalAllowedOrigins,
+  };
 }
 
 /** The fields a PATCH body sets: everything but the tenant field, undefined meaning "leave it". */
@@ -63,7 +72,10 @@ function patchOf(dto: UpdateSettingsDto | UpdateBrandingDto): Patch {
 }
 
 function same(a: unknown, b: unknown): boolean {
-  return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  // a list (portalAllowedOrigins) is unchanged when it holds the same values in the same order
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((v, i) => v === b[i]);
+  return a === b;
 }
 
 /**

@@ -41,13 +41,14 @@ class CommunityUpdatedEventDataCommunity(TypedDict):
     visibility: Literal["PUBLIC", "PRIVATE"]
     allowMemberPosts: bool
     customDomainPending: Optional[CommunityUpdatedEventDataCommunityCustomDomainPending]
+    portalAllowedOrigins: List[str]
     branding: CommunityUpdatedEventDataCommunityBranding
     updatedAt: str
 
 
 class CommunityUpdatedEventData(TypedDict):
     community: CommunityUpdatedEventDataCommunity
-    changed: List[Literal["name", "description", "visibility", "allowMemberPosts", "customDomain", "customDomainPending", "logoUrl", "faviconUrl", "primaryColor", "accentColor"]]
+    changed: List[Literal["name", "description", "visibility", "allowMemberPosts", "customDomain", "customDomainPending", "portalAllowedOrigins", "logoUrl", "faviconUrl", "primaryColor", "accentColor"]]
 
 
 class CommunityUpdatedEvent(TypedDict):

@@ -421,6 +421,8 @@ class SdkCommunity(TypedDict):
     visibility: Literal["PUBLIC", "PRIVATE"]
     #: a requested domain waiting for its DNS TXT record to be verified (see settings)
     customDomainPending: Optional[CustomDomainPending]
+    #: https origins allowed to frame the webhook portal (see settings)
+    portalAllowedOrigins: List[str]
     description: str
     allowMemberPosts: bool
     branding: Branding
@@ -437,6 +439,9 @@ class Settings(TypedDict):
     customDomain: Optional[str]
     #: a requested domain waiting for its DNS TXT record to be verified
     customDomainPending: Optional[CustomDomainPending]
+    #: https origins allowed to frame the webhook portal (docs/api.md#embedding-the-portal); []
+    #: allows none
+    portalAllowedOrigins: List[str]
     name: str
     description: str
     allowMemberPosts: bool
@@ -448,6 +453,10 @@ class UpdateSettings(TypedDict, total=False):
     #: case-insensitive, stored lower-cased; unique. Needs the custom_domain feature; null
     #: removes it.
     customDomain: Optional[str]
+    #: The https origins allowed to frame the webhook portal (docs/api.md#embedding-the-portal),
+    #: its page's frame-ancestors: at most 10, each once; hosts stored lower-cased. [] allows
+    #: none.
+    portalAllowedOrigins: List[str]
     #: 1–100 characters
     name: str
     #: up to 2000 characters
@@ -922,8 +931,9 @@ class EventTypes(TypedDict):
 
 
 class PortalLink(TypedDict):
-    #: `<PUBLIC_BASE_URL>/portal/#token=...`: the token is in the fragment, which browsers never
-    #: send
+    #: `<PUBLIC_BASE_URL>/portal/?community=<communityId>#token=...`: the token is in the
+    #: fragment, which browsers never send; the community in the query decides who may frame the
+    #: page (docs/api.md#embedding-the-portal)
     url: str
     expiresAt: str
 
@@ -940,12 +950,17 @@ class PortalCommunities(TypedDict):
 
 
 class PortalSession(TypedDict):
+    #: The community's branding (as PATCH /api/sdk/community/branding sets it), for the portal
+    #: to look like the community's app: a portal session may call only the community's webhook
+    #: routes, not the community's own.
+    branding: Branding
     accessToken: str
     tokenType: str
     #: seconds
     expiresIn: float
     communityId: str
     communityName: str
+    communitySlug: str
 
 
 class ExchangePortalLink(TypedDict):

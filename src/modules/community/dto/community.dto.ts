@@ -49,6 +49,9 @@ export class SettingsDto {
   /** a requested domain waiting for its DNS TXT record to be verified */
   @ApiProperty({ nullable: true, type: CustomDomainPendingDto })
   customDomainPending: CustomDomainPendingDto | null;
+  /** https origins allowed to frame the webhook portal (docs/api.md#embedding-the-portal); [] allows none */
+  @ApiProperty({ type: [String], example: ['https://app.example.com'] })
+  portalAllowedOrigins: string[];
 }
 
 /**
@@ -63,6 +66,9 @@ export class SdkCommunityDto extends CommunityDto {
   /** a requested domain waiting for its DNS TXT record to be verified (see settings) */
   @ApiProperty({ nullable: true, type: CustomDomainPendingDto })
   customDomainPending: CustomDomainPendingDto | null;
+  /** https origins allowed to frame the webhook portal (see settings) */
+  @ApiProperty({ type: [String], example: ['https://app.example.com'] })
+  portalAllowedOrigins: string[];
   branding: BrandingDto;
   updatedAt: Date;
 }

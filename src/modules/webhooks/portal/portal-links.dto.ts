@@ -1,10 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Role } from '../../../generated/prisma/enums';
 import { IsString, Length } from 'class-validator';
+import { BrandingDto } from '../../community/dto/community.dto';
 
 /** POST .../webhooks/portal-links: where the portal opens, and until when the link works. */
 export class PortalLinkDto {
-  /** `<PUBLIC_BASE_URL>/portal/#token=...`: the token is in the fragment, which browsers never send */
+  /**
+   * `<PUBLIC_BASE_URL>/portal/?community=<communityId>#token=...`: the token is in the fragment, which browsers
+   * never send; the community in the query decides who may frame the page (docs/api.md#embedding-the-portal)
+   */
   url: string;
   expiresAt: Date;
 }
@@ -24,6 +28,13 @@ export class PortalSessionDto {
   expiresIn: number;
   communityId: string;
   communityName: string;
+  communitySlug: string;
+  /**
+   * The community's branding (as PATCH /api/sdk/community/branding sets it), for the portal to look like the
+   * community's app: a portal session may call only the community's webhook routes, not the community's own.
+   */
+  @ApiProperty({ type: BrandingDto })
+  branding: BrandingDto;
 }
 
 /** A community the caller may run webhooks in (the portal's picker after a password sign-in). */

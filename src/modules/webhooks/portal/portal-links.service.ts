@@ -7,6 +7,7 @@ import { TokenService } from '../../auth/token.service';
 import { PortalLinksStore } from './portal-links.store';
 import { permissionsOf } from '../../../common/access/permissions';
 import { hasFeature } from '../../../common/access/plans';
+import { portalPageUrl } from './portal-page';
 import type { PortalCommunityDto, PortalLinkDto, PortalSessionDto } from './portal-links.dto';
 
 /**
@@ -42,7 +43,10 @@ export class PortalLinksService {
       tokenHash: sha256Hex(token),
       expiresAt: new Date(Date.now() + this.config.portalLinkTtlMs),
     });
-    return { url: `${this.config.publicBaseUrl}/portal/#token=${token}`, expiresAt: link.expiresAt };
+    // the community in the query (sent to the server: it decides the page's frame-ancestors), the token in
+    // the fragment (never sent)
+    const page = portalPageUrl(this.config.publicBaseUrl, communityId);
+    return { url: `${page}#token=${token}`, expiresAt: link.expiresAt };
   }
 
   async exchange(token: string): Promise<PortalSessionDto> {
@@ -58,6 +62,8 @@ export class PortalLinksService {
       tokenType: 'Bearer',
       communityId: link.communityId,
       communityName: link.communityName,
+      communitySlug: link.communitySlug,
+      branding: link.branding,
     };
   }
 }

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../../prisma/prisma.service';
+import type { BrandingDto } from '../../community/dto/community.dto';
 
 export interface ConsumedPortalLink {
   id: string;
   communityId: string;
   createdById: string;
   communityName: string;
+  communitySlug: string;
+  /** the community's branding, for the portal to look like the community's own app */
+  branding: BrandingDto;
 }
 
 /** The one owner of `webhook_portal_links`' queries, and of the portal's read of the caller's memberships. */
@@ -46,7 +50,9 @@ export class PortalLinksStore {
          WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
      RETURNING id, community_id, created_by_id)
       SELECT used.id, used.community_id AS "communityId", used.created_by_id AS "createdById",
-             c.name AS "communityName"
+             c.name AS "communityName", c.slug AS "communitySlug",
+             json_build_object('logoUrl', c.logo_url, 'faviconUrl', c.favicon_url,
+                               'primaryColor', c.primary_color, 'accentColor', c.accent_color) AS branding
         FROM used JOIN communities c ON c.id = used.community_id`;
     return rows[0] ?? null;
   }

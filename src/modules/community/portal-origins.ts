@@ -1,0 +1,25 @@
+/**
+ * The origins a community lets frame its webhook portal (docs/api.md#embedding-the-portal): they go verbatim
+ * into the page's `frame-ancestors`, so each must be exactly an origin, spelled only with characters that
+ * cannot end a CSP source (`;`, `,`, a quote or a space would let one value add directives of its own).
+ */
+export const MAX_PORTAL_ALLOWED_ORIGINS = 10;
+
+/** https://, a host (DNS labels, or an IPv6 literal), an optional port, nothing after. */
+const ORIGIN_SHAPE = /^https:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The https origin `value` spells, normalised as a browser compares it (lower-case host, an IDN in its
+ * xn-- form, the default port dropped), or null for anything else: another scheme, a path (even `/`), a
+ * query, a fragment, credentials, a wildcard.
+ */
+export function parsePortalOrigin(value: unknown): string | null {
+  if (typeof value !== 'string' || !/^https:\/\/[^/?#@\s*\\]+$/i.test(value)) return null;
+  let origin: string;
+  try {
+    origin = new URL(value).origin;
+  } catch {
+    return null;
+  }
+  return ORIGIN_SHAPE.test(origin) ? origin : null;
+}
