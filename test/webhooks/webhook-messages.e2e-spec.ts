@@ -17,7 +17,7 @@ interface MessageItem {
   status: string;
   attemptCount: number;
   test: boolean;
-  attempts: { attempt: number; status: string; messageId: string }[];
+  attempts: { attempt: number; status: string; messageId: string; payload: { id: string } | null }[];
 }
 
 /** The log by message (docs/api.md#webhooks, "Messages"): one item per event with its attempts under it, and its filters. */
@@ -77,6 +77,8 @@ describe('webhook messages: the delivery log by message', () => {
       [2, 'SUCCESS'],
       [1, 'FAILED'],
     ]);
+    // the event body is read once per message and shown on each of its attempts
+    expect(items[1].attempts.map((a) => a.payload?.id)).toEqual([failOnce, failOnce]);
     expect(all.body.data).toMatchObject({ limit: 50, offset: 0, hasMore: false });
 
     const byId = await call(stack.api.app, 'GET', `${url}?messageId=${failOnce}`, { token });
