@@ -273,10 +273,10 @@ async function expectPhoneLayout(page, what) {
  * The delivery log by message and its search (docs/api.md#webhook-portal): a message opened on its
  * attempts, each with when it was sent and when the next is due; the state and event type filters; a
  * message found by its id, and one that is not there; the API's refusal of a window that ends before it
- * starts; the same at phone width, where no column is off the screen. `messageId` is a message with
- * an attempt sent and its retry waiting.
+ * starts; the same at phone width, where no column is off the screen; Load more past a page of
+ * messages (`apiKey` raises them). `messageId` is a message with an attempt sent and its retry waiting.
  */
-async function searchTheLog(page, card, messageId) {
+async function searchTheLog(page, card, messageId, apiKey) {
   const rows = card.locator('table.messages > tbody > tr[data-message]');
   /** Does `action`, and returns the messages route's answer to the read it caused. */
   const answerTo = async (action) => {
@@ -407,6 +407,31 @@ async function searchTheLog(page, card, messageId) {
   if ([...cleared.query.keys()].some((key) => !['limit', 'offset'].includes(key)))
     throw new Error(`Clear still asks ${cleared.query}`);
   await expectShown(cleared, 'the whole log again');
+
+  // more messages than a page: Load more asks for the next one and adds it, each message once
+  for (let n = 1; n <= 20; n++)
+    await apiCall('POST', '/sdk/tweets', undefined, { content: `Another page of the log ${n}` }, apiKey);
+  let first = null;
+  // every one of them delivered, so that the card's 24 h figures, read again after this load, count them
+  await waitFor(async () => {
+    first = await refreshLog(card);
+    return first.hasMore && first.items.every((m) => m.status !== 'PENDING' || m.messageId === messageId);
+  }, 'a second page of messages, the first one delivered');
+  await expectShown({ body: { data: first } }, 'the first page');
+  const more = await answerTo(() => card.getByRole('button', { name: 'Load more' }).click());
+  if (more.query.get('offset') !== String(first.items.length))
+    throw new Error(`Load more asked ${more.query} after ${first.items.length} messages`);
+  const expected = [...new Set([...first.items, ...more.body.data.items].map((m) => m.messageId))];
+  let shown = [];
+  await waitFor(async () => {
+    shown = await rows.evaluateAll((els) => els.map((el) => el.dataset.message));
+    return shown.length === expected.length;
+  }, `${expected.length} messages after Load more`);
+  if (new Set(shown).size !== shown.length) throw new Error('Load more shows a message twice');
+  if (!shown.includes(messageId)) throw new Error('the failed message is not among those shown');
+  const loadMore = card.getByRole('button', { name: 'Load more' });
+  if (!more.body.data.hasMore && (await loadMore.count()) !== 0)
+    throw new Error('Load more is offered with nothing more to load');
 }
 
 const STORAGE_KEY = 'webhook-portal-session';
@@ -745,7 +770,7 @@ try {
       throw new Error(`the test message ${item.messageId} offers a resend`);
   }
 
-  await searchTheLog(page, card, failedMessage.messageId);
+  await searchTheLog(page, card, failedMessage.messageId, demo.apiKey.key);
 
   // --- after recovery a resend succeeds: the log follows it by itself and the 24 h figure counts it
   const rateBeforeResend = await expectRateShown(card, listOfPro, hook, 'the 24 h figure with the failure');
@@ -786,6 +811,9 @@ try {
     await card.getByRole('button', { name: 'Delivery log' }).click();
   await card.getByLabel('Recover failed since').fill(localSince);
   await card.getByLabel('and events missed while paused or disabled').check();
+  // the tweets' messages that had succeeded: the two recovered ones are new messages beside them
+  const succeeded = () => tweetRows('SUCCESS').evaluateAll((els) => els.map((el) => el.dataset.message));
+  const succeededBefore = new Set(await succeeded());
   await card.getByRole('button', { name: 'Recover' }).click();
   await card.getByRole('status').filter({ hasText: '2 event(s) queued again.' }).waitFor();
   const missedSent = () =>
@@ -799,7 +827,7 @@ try {
       throw new Error(`missed event ${n} was not sent exactly once: ${missedSent().length} sent`);
   // their attempts are counted on the card once the log has followed them to their end
   await waitFor(
-    async () => (await tweetRows('SUCCESS').count()) >= 3,
+    async () => (await succeeded()).filter((id) => !succeededBefore.has(id)).length >= 2,
     'the recovered deliveries in the log without a refresh',
   );
   await expectRateChanged(card, listOfPro, hook, rateAfterResend, 'the recovered deliveries');

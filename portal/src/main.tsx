@@ -792,6 +792,7 @@ function DeliveryLog({
       shownCount.current = all.length;
       setMessages(all);
       setHasMore(page.hasMore);
+      loaded.current();
     } catch (err) {
       setLoadError(errorText(err));
     }
