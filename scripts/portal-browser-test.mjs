@@ -220,11 +220,11 @@ async function expectRateShown(card, list, url, what) {
   return expected;
 }
 
-/** Clicks the log's Refresh and returns the page of attempts the API answered it. */
+/** Clicks the log's Refresh and returns the page of messages the API answered it. */
 async function refreshLog(card) {
   const answer = card
     .page()
-    .waitForResponse((r) => r.request().method() === 'GET' && /\/deliveries\?/.test(r.url()));
+    .waitForResponse((r) => r.request().method() === 'GET' && /\/messages\?/.test(r.url()));
   await card.getByRole('button', { name: 'Refresh' }).click();
   return (await (await answer).json()).data;
 }
@@ -331,6 +331,171 @@ async function checkEndpointFigures(page, card, list, url) {
   await card.getByRole('button', { name: 'Figures' }).waitFor();
   page.off('console', onConsole);
   if (refused.length > 0) throw new Error(`the figures page was refused by the CSP: ${refused.join('; ')}`);
+}
+
+/**
+ * The delivery log by message and its search (docs/api.md#webhook-portal): a message opened on its
+ * attempts, each with when it was sent and when the next is due; the state and event type filters; a
+ * message found by its id, and one that is not there; the API's refusal of a window that ends before it
+ * starts; the same at phone width, where no column is off the screen; Load more past a page of
+ * messages (`apiKey` raises them). `messageId` is a message with an attempt sent and its retry waiting.
+ */
+async function searchTheLog(page, card, messageId, apiKey) {
+  const rows = card.locator('table.messages > tbody > tr[data-message]');
+  /** Does `action`, and returns the messages route's answer to the read it caused. */
+  const answerTo = async (action) => {
+    const answer = page.waitForResponse(
+      (r) => r.request().method() === 'GET' && /\/messages\?/.test(r.url()),
+    );
+    await action();
+    const response = await answer;
+    return {
+      status: response.status(),
+      body: await response.json(),
+      query: new URL(response.url()).searchParams,
+    };
+  };
+  /** The message rows shown are those of the answer, in its order. */
+  const expectShown = async (answer, what) => {
+    const ids = answer.body.data.items.map((m) => m.messageId);
+    let shown = [];
+    try {
+      await waitFor(
+        async () => {
+          shown = await rows.evaluateAll((els) => els.map((el) => el.dataset.message));
+          return JSON.stringify(shown) === JSON.stringify(ids);
+        },
+        what,
+        10_000,
+      );
+    } catch (err) {
+      throw new Error(`${err.message}: shown ${shown.join(', ')}; the API answered ${ids.join(', ')}`);
+    }
+    return answer.body.data.items;
+  };
+
+  // one message opened: every attempt, newest first, its Sent and its Next attempt apart
+  const message = (await refreshLog(card)).items.find((m) => m.messageId === messageId);
+  if (!message || message.attempts.length < 2)
+    throw new Error(`the failed message has ${message?.attempts.length} attempt(s), not 2 or more`);
+  const row = card.locator(`tr[data-message="${messageId}"]`);
+  const opener = row.getByRole('button', { name: 'Attempts' });
+  if ((await opener.getAttribute('aria-expanded')) !== 'true') await opener.click();
+  const attemptRows = card.locator(`table[data-attempts-of="${messageId}"] > tbody > tr[data-delivery]`);
+  await attemptRows.nth(message.attempts.length - 1).waitFor();
+  const numbers = await attemptRows.locator('td[data-column="attempt"]').allTextContents();
+  const expectedNumbers = message.attempts.map((d) => String(d.attempt));
+  if (JSON.stringify(numbers) !== JSON.stringify(expectedNumbers))
+    throw new Error(`the attempts shown are ${numbers.join(', ')}, not ${expectedNumbers.join(', ')}`);
+  const waiting = message.attempts.find((d) => d.status === 'PENDING' && d.sentAt === null);
+  const sent = message.attempts.find((d) => d.sentAt !== null);
+  if (!waiting || !sent) throw new Error('the failed message has no waiting and no sent attempt');
+  const attemptCell = (d, column) =>
+    card.locator(`tr[data-delivery="${d.id}"] td[data-column="${column}"]`).textContent();
+  const expectAttemptCell = async (d, column, text) => {
+    const shown = await attemptCell(d, column);
+    if (shown !== text) throw new Error(`attempt ${d.attempt}'s ${column} shows "${shown}", not "${text}"`);
+  };
+  await expectAttemptCell(waiting, 'sent', 'waiting');
+  await expectAttemptCell(waiting, 'next-attempt', await localTimeIn(page, waiting.nextAttemptAt));
+  await expectAttemptCell(sent, 'sent', await localTimeIn(page, sent.sentAt));
+  await expectAttemptCell(sent, 'next-attempt', '—');
+  const firstShown = await row.locator('td[data-column="first-attempt"]').textContent();
+  if (firstShown !== (await localTimeIn(page, message.firstAttemptAt)))
+    throw new Error(`the message's first attempt shows "${firstShown}"`);
+  await page.screenshot({ path: join(shots, '40-messages.png'), fullPage: true });
+
+  // by state: the API is asked for it, and every message shown is in it
+  const failed = await answerTo(() => card.getByLabel('State').selectOption('FAILED'));
+  if (failed.status !== 200 || failed.query.get('status') !== 'FAILED')
+    throw new Error(`the state filter asked ${failed.query}: ${failed.status}`);
+  const failedShown = await expectShown(failed, 'the failed messages');
+  if (failedShown.length === 0 || failedShown.some((m) => m.status !== 'FAILED'))
+    throw new Error(`the state filter shows ${failedShown.map((m) => m.status).join(', ')}`);
+  if ((await rows.and(card.locator(':not([data-status="FAILED"])')).count()) !== 0)
+    throw new Error('a message shown under Failed is in another state');
+  await answerTo(() => card.getByLabel('State').selectOption(''));
+
+  // by event type, from the endpoint's events (and the test route's)
+  const options = await card.getByLabel('Event type').locator('option').allTextContents();
+  for (const type of ['tweet.created', 'webhook.test'])
+    if (!options.includes(type)) throw new Error(`the event type filter offers ${options.join(', ')}`);
+  const tweets = await answerTo(() => card.getByLabel('Event type').selectOption('tweet.created'));
+  if (tweets.query.get('eventType') !== 'tweet.created')
+    throw new Error(`the type filter asked ${tweets.query}`);
+  const tweetsShown = await expectShown(tweets, 'the tweet.created messages');
+  if (tweetsShown.length === 0 || tweetsShown.some((m) => m.eventType !== 'tweet.created'))
+    throw new Error(`the event type filter shows ${tweetsShown.map((m) => m.eventType).join(', ')}`);
+  const chips = await rows.locator('code.event').allTextContents();
+  if (chips.some((name) => name !== 'tweet.created')) throw new Error(`shown under tweet.created: ${chips}`);
+  await answerTo(() => card.getByLabel('Event type').selectOption(''));
+
+  // found by its id: that message alone, opened on its attempts
+  await card.getByLabel('Message id').fill(messageId);
+  const found = await answerTo(() => card.getByRole('button', { name: 'Search', exact: true }).click());
+  if (found.query.get('messageId') !== messageId) throw new Error(`the search asked ${found.query}`);
+  await expectShown(found, 'the message found by its id');
+  await attemptRows.nth(message.attempts.length - 1).waitFor();
+  await page.screenshot({ path: join(shots, '41-message-search.png'), fullPage: true });
+
+  // the same at phone width: each message and attempt a block of labelled lines, nothing off the screen
+  await page.setViewportSize({ width: 375, height: 1000 });
+  await page.screenshot({ path: join(shots, '42-messages-375px.png'), fullPage: true });
+  await expectNoSidewaysScroll(page, 'the message view at 375 px');
+  await expectPhoneLayout(page, 'the message view at 375 px');
+  const offScreen = await card
+    .locator('table.messages td')
+    .evaluateAll(
+      (cells) => cells.filter((td) => td.getBoundingClientRect().right > globalThis.innerWidth + 0.5).length,
+    );
+  if (offScreen > 0) throw new Error(`${offScreen} cell(s) of the message view are off a 375 px screen`);
+  await page.setViewportSize({ width: 1440, height: 1000 });
+
+  // an id this endpoint has no message with
+  await card.getByLabel('Message id').fill('msg_0000000000000000000000NONE');
+  await answerTo(() => card.getByRole('button', { name: 'Search', exact: true }).click());
+  await card.getByText('No message with this id for this endpoint.').waitFor();
+  if ((await rows.count()) !== 0) throw new Error('a message is shown for an id the endpoint has none with');
+
+  // a window that ends before it starts: the API refuses it, and its words are shown
+  await card.getByLabel('Message id').fill('');
+  await card.getByLabel('Last attempt since').fill('2026-11-20T12:00');
+  await card.getByLabel('Last attempt before').fill('2026-11-19T12:00');
+  const refused = await answerTo(() => card.getByRole('button', { name: 'Search', exact: true }).click());
+  if (refused.status !== 400) throw new Error(`a window ending before it starts answered ${refused.status}`);
+  if (refused.query.get('since') !== new Date(2026, 10, 20, 12, 0).toISOString())
+    throw new Error(`since was sent as ${refused.query.get('since')}, not as the local time's ISO instant`);
+  await card.getByRole('alert').filter({ hasText: refused.body.error }).waitFor();
+
+  const cleared = await answerTo(() => card.getByRole('button', { name: 'Clear' }).click());
+  if ([...cleared.query.keys()].some((key) => !['limit', 'offset'].includes(key)))
+    throw new Error(`Clear still asks ${cleared.query}`);
+  await expectShown(cleared, 'the whole log again');
+
+  // more messages than a page: Load more asks for the next one and adds it, each message once
+  for (let n = 1; n <= 20; n++)
+    await apiCall('POST', '/sdk/tweets', undefined, { content: `Another page of the log ${n}` }, apiKey);
+  let first = null;
+  // every one of them delivered, so that the card's 24 h figures, read again after this load, count them
+  await waitFor(async () => {
+    first = await refreshLog(card);
+    return first.hasMore && first.items.every((m) => m.status !== 'PENDING' || m.messageId === messageId);
+  }, 'a second page of messages, the first one delivered');
+  await expectShown({ body: { data: first } }, 'the first page');
+  const more = await answerTo(() => card.getByRole('button', { name: 'Load more' }).click());
+  if (more.query.get('offset') !== String(first.items.length))
+    throw new Error(`Load more asked ${more.query} after ${first.items.length} messages`);
+  const expected = [...new Set([...first.items, ...more.body.data.items].map((m) => m.messageId))];
+  let shown = [];
+  await waitFor(async () => {
+    shown = await rows.evaluateAll((els) => els.map((el) => el.dataset.message));
+    return shown.length === expected.length;
+  }, `${expected.length} messages after Load more`);
+  if (new Set(shown).size !== shown.length) throw new Error('Load more shows a message twice');
+  if (!shown.includes(messageId)) throw new Error('the failed message is not among those shown');
+  const loadMore = card.getByRole('button', { name: 'Load more' });
+  if (!more.body.data.hasMore && (await loadMore.count()) !== 0)
+    throw new Error('Load more is offered with nothing more to load');
 }
 
 const STORAGE_KEY = 'webhook-portal-session';
@@ -805,23 +970,36 @@ try {
   failingBody = '{"error":"receiver is down for the test"}';
   await apiCall('POST', '/sdk/tweets', undefined, { content: 'Hello from the portal test' }, demo.apiKey.key);
   await card.getByRole('button', { name: 'Delivery log' }).click();
-  const isTweet = (d) => d.eventType === 'tweet.created';
+  // one row per message: the tweet's message, its first attempt FAILED and its retry waiting under it
+  const retrying = (m) =>
+    m.eventType === 'tweet.created' &&
+    m.status === 'PENDING' &&
+    m.attempts.some((d) => d.status === 'FAILED') &&
+    m.attempts[0].sentAt === null;
   let log = null;
   await waitFor(async () => {
     log = await refreshLog(card);
-    return (
-      log.items.some((d) => isTweet(d) && d.status === 'FAILED') &&
-      log.items.some((d) => isTweet(d) && d.status === 'PENDING' && d.sentAt === null)
-    );
+    return log.items.some(retrying);
   }, 'the failed delivery and its waiting retry in the log');
   failing = false;
-  const failedItem = log.items.find((d) => isTweet(d) && d.status === 'FAILED');
-  const waitingItem = log.items.find((d) => isTweet(d) && d.status === 'PENDING' && d.sentAt === null);
-  // the rows of that answer, rendered
+  const failedMessage = log.items.find(retrying);
+  const failedItem = failedMessage.attempts.find((d) => d.status === 'FAILED');
+  const waitingItem = failedMessage.attempts[0];
+  const messageRow = card.locator(`tr[data-message="${failedMessage.messageId}"]`);
+  await messageRow.getByRole('button', { name: 'Attempts' }).click();
+  // the rows of that answer, rendered: the message, and its attempts under it once opened
   for (const item of [failedItem, waitingItem])
     await card.locator(`tr[data-delivery="${item.id}"]`).waitFor();
   const headings = await card.getByRole('columnheader').allTextContents();
-  for (const column of ['Sent', 'Next attempt', 'Message'])
+  for (const column of [
+    'Message',
+    'First attempt',
+    'Last attempt',
+    'State',
+    'Attempts',
+    'Sent',
+    'Next attempt',
+  ])
     if (!headings.includes(column))
       throw new Error(`the log has no ${column} column: ${headings.join(', ')}`);
   if (headings.includes('Time')) throw new Error('the log still has a Time column');
@@ -840,7 +1018,7 @@ try {
   await expectCell(waitingItem, 'sent', 'waiting');
   await expectCell(waitingItem, 'next-attempt', await localTimeIn(page, waitingItem.nextAttemptAt));
   // the message id: shortened in its column, whole in the title and in the attempt's detail
-  const messageCode = cell(failedItem, 'message').locator('code');
+  const messageCode = messageRow.locator('td[data-column="message"] code');
   const shortId = await messageCode.textContent();
   if ((await messageCode.getAttribute('title')) !== failedItem.messageId)
     throw new Error('the message column does not carry the whole id in its title');
@@ -850,24 +1028,29 @@ try {
     throw new Error('the message id is not findable');
   await card.locator(`tr[data-delivery="${failedItem.id}"]`).getByRole('button', { name: 'Details' }).click();
   await card.getByTestId('message-id').filter({ hasText: failedItem.messageId }).waitFor();
-  // the test route's attempts are marked as tests and offer no Resend (the API refuses it)
-  const testItems = log.items.filter((d) => d.test);
-  if (testItems.length === 0) throw new Error('the log has no test attempt');
+  // the test route's messages are marked as tests and offer no Resend (the API refuses it)
+  const testItems = log.items.filter((m) => m.test);
+  if (testItems.length === 0) throw new Error('the log has no test message');
   for (const item of testItems) {
-    const row = card.locator(`tr[data-delivery="${item.id}"]`);
+    const row = card.locator(`tr[data-message="${item.messageId}"]`);
     await row.locator('.badge.test').waitFor();
     if ((await row.getByRole('button', { name: 'Resend' }).count()) !== 0)
-      throw new Error(`the test attempt ${item.id} offers a resend`);
+      throw new Error(`the test message ${item.messageId} offers a resend`);
   }
+
+  await searchTheLog(page, card, failedMessage.messageId, demo.apiKey.key);
 
   // --- after recovery a resend succeeds: the log follows it by itself and the 24 h figure counts it
   const rateBeforeResend = await expectRateShown(card, listOfPro, hook, 'the 24 h figure with the failure');
+  // a message row (an attempt's row has no event chip) of a tweet, in a state
   const tweetRows = (status) =>
     card
-      .locator(`tr[data-status="${status}"]`)
+      .locator(`tr[data-message][data-status="${status}"]`)
       .filter({ has: page.locator('code.event', { hasText: /^tweet\.created$/ }) });
-  await card.locator(`tr[data-delivery="${failedItem.id}"]`).getByRole('button', { name: 'Resend' }).click();
-  await tweetRows('SUCCESS').first().waitFor({ timeout: 20_000 });
+  await messageRow.getByRole('button', { name: 'Resend' }).click();
+  await card
+    .locator(`tr[data-message="${failedMessage.messageId}"][data-status="SUCCESS"]`)
+    .waitFor({ timeout: 20_000 });
   const rateAfterResend = await expectRateChanged(card, listOfPro, hook, rateBeforeResend, 'the resend');
   await page.screenshot({ path: join(shots, '05-delivery-log.png'), fullPage: true });
 
@@ -896,6 +1079,9 @@ try {
     await card.getByRole('button', { name: 'Delivery log' }).click();
   await card.getByLabel('Recover failed since').fill(localSince);
   await card.getByLabel('and events missed while paused or disabled').check();
+  // the tweets' messages that had succeeded: the two recovered ones are new messages beside them
+  const succeeded = () => tweetRows('SUCCESS').evaluateAll((els) => els.map((el) => el.dataset.message));
+  const succeededBefore = new Set(await succeeded());
   await card.getByRole('button', { name: 'Recover' }).click();
   await card.getByRole('status').filter({ hasText: '2 event(s) queued again.' }).waitFor();
   const missedSent = () =>
@@ -909,7 +1095,7 @@ try {
       throw new Error(`missed event ${n} was not sent exactly once: ${missedSent().length} sent`);
   // their attempts are counted on the card once the log has followed them to their end
   await waitFor(
-    async () => (await tweetRows('SUCCESS').count()) >= 3,
+    async () => (await succeeded()).filter((id) => !succeededBefore.has(id)).length >= 2,
     'the recovered deliveries in the log without a refresh',
   );
   await expectRateChanged(card, listOfPro, hook, rateAfterResend, 'the recovered deliveries');

@@ -287,6 +287,8 @@ export interface Delivery {
   nextAttemptAt: string | null;
   /** sent by the test route (webhook.test, or an event type's example): never retried, resent or recovered */
   test: boolean;
+  /** when the message's content was expunged on request: payload and responseBody are then null for good */
+  expungedAt: string | null;
   payload: Record<string, unknown> | null;
 }
 
@@ -298,11 +300,33 @@ export interface RotatedSecret {
   previousSecretsExpireAt: string;
 }
 
-export interface DeliveryPage {
-  items: Delivery[];
+/** One event of an endpoint's log (GET …/messages): its latest attempt's state, and every attempt of it. */
+export interface Message {
+  /** the webhook-id a receiver sees, the same on every attempt */
+  messageId: string;
+  eventType: string;
+  /** the latest attempt's state */
+  status: Delivery['status'];
+  test: boolean;
+  attemptCount: number;
+  /** when the first and the latest attempt were written */
+  firstAttemptAt: string;
+  lastAttemptAt: string;
+  lastSentAt: string | null;
+  /** when the waiting latest attempt is due; null once it is closed */
+  nextAttemptAt: string | null;
+  lastResponseStatus: number | null;
+  /** when its content was expunged on request; it cannot be resent */
+  expungedAt: string | null;
+  /** newest first */
+  attempts: Delivery[];
+}
+
+/** A page of messages: not counted (that would read the whole log); `hasMore` says whether more follow. */
+export interface MessagePage {
+  items: Message[];
   limit: number;
   offset: number;
-  total: number;
   hasMore: boolean;
 }
 

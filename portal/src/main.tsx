@@ -6,11 +6,12 @@ import {
   type Branding,
   type Community,
   type Delivery,
-  type DeliveryPage,
   type EventType,
   forgetPortalSession,
   localTime,
   type PortalSessionAnswer,
+  type Message,
+  type MessagePage,
   restorePortalSession,
   type RotatedSecret,
   type Session,
@@ -486,15 +487,245 @@ function TestResult({ delivery, failure }: { delivery: Delivery; failure: string
 }
 
 const PAGE = 20;
+/** The messages route's largest page (its `limit`): a refresh of more messages than that reads several. */
+const MAX_PAGE = 100;
 /** After a resend or a recover the log follows the new attempts this long, so their outcome shows. */
 const FOLLOW_MS = 30_000;
 const FOLLOW_EVERY_MS = 2_000;
+/** The test route's own event (GET /event-types, `testEvent`): no endpoint subscribes to it, yet the log shows it. */
+const TEST_EVENT = 'webhook.test';
 
 /** An attempt the worker is sending or about to send, whose outcome is worth waiting for. */
 function dueSoon(delivery: Delivery, now: number): boolean {
   if (delivery.status !== 'PENDING') return false;
   if (delivery.sentAt) return true;
   return delivery.nextAttemptAt === null || Date.parse(delivery.nextAttemptAt) <= now + FOLLOW_EVERY_MS;
+}
+
+/** The log's search, as its form holds it; each field left empty is no filter. */
+interface LogSearch {
+  status: string;
+  eventType: string;
+  /** datetime-local values, in the viewer's time zone */
+  since: string;
+  until: string;
+  messageId: string;
+}
+
+const NO_SEARCH: LogSearch = { status: '', eventType: '', since: '', until: '', messageId: '' };
+
+/** The messages route's query for a search: the local times sent as ISO instants. */
+function messagesQuery(search: LogSearch, offset: number, limit: number): URLSearchParams {
+  const query = new URLSearchParams({ limit: String(limit), offset: String(offset) });
+  if (search.status) query.set('status', search.status);
+  if (search.eventType) query.set('eventType', search.eventType);
+  if (search.since) query.set('since', new Date(search.since).toISOString());
+  if (search.until) query.set('until', new Date(search.until).toISOString());
+  if (search.messageId.trim()) query.set('messageId', search.messageId.trim());
+  return query;
+}
+
+/** The first `count` messages of a search, in pages of at most MAX_PAGE (a refresh of what is shown). */
+async function readMessages(
+  session: Session,
+  path: string,
+  search: LogSearch,
+  count: number,
+): Promise<{ items: Message[]; hasMore: boolean }> {
+  const items: Message[] = [];
+  for (;;) {
+    const limit = Math.min(MAX_PAGE, count - items.length);
+    const page = await api<MessagePage>(
+      session,
+      'GET',
+      `${path}?${messagesQuery(search, items.length, limit)}`,
+    );
+    items.push(...page.items);
+    if (!page.hasMore || items.length >= count) return { items, hasMore: page.hasMore };
+  }
+}
+
+/**
+ * Messages are ordered by their latest attempt, so one retried between two reads moves up: a later page may
+ * hold a message already shown, which is kept once, where it was.
+ */
+function appendNew(shown: Message[], more: Message[]): Message[] {
+  const ids = new Set(shown.map((m) => m.messageId));
+  return [...shown, ...more.filter((m) => !ids.has(m.messageId))];
+}
+
+/** An attempt's state (a message's: its latest attempt's) as a badge. */
+function StateBadge({ status }: { status: Delivery['status'] }) {
+  return <span class={`badge ${status.toLowerCase()}`}>{status}</span>;
+}
+
+/** A message's attempts, newest first, each with its detail on demand. */
+function MessageAttempts({ message }: { message: Message }) {
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <table class="attempts stacked" data-attempts-of={message.messageId}>
+      <caption class="sr-only">Attempts of message {message.messageId}, newest first</caption>
+      <thead>
+        <tr>
+          <th scope="col">Attempt</th>
+          <th scope="col">State</th>
+          <th scope="col">Sent</th>
+          <th scope="col">Next attempt</th>
+          <th scope="col">Response</th>
+          <th scope="col">Duration</th>
+          <th scope="col">
+            <span class="sr-only">Detail</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {message.attempts.map((d) => (
+          <>
+            <tr key={d.id} data-status={d.status} data-delivery={d.id}>
+              <td data-label="Attempt" data-column="attempt">
+                {d.attempt}
+              </td>
+              <td data-label="State">
+                <StateBadge status={d.status} />
+              </td>
+              <td class="time" data-label="Sent" data-column="sent">
+                {sentText(d)}
+              </td>
+              <td class="time" data-label="Next attempt" data-column="next-attempt">
+                {localTime(d.nextAttemptAt)}
+              </td>
+              <td data-label="Response">{d.responseStatus ?? d.error ?? '—'}</td>
+              <td data-label="Duration">{d.durationMs === null ? '—' : `${d.durationMs} ms`}</td>
+              <td>
+                <button
+                  type="button"
+                  aria-expanded={open === d.id}
+                  onClick={() => setOpen(open === d.id ? null : d.id)}
+                >
+                  Details
+                </button>
+              </td>
+            </tr>
+            {open === d.id && (
+              <tr key={`${d.id}-detail`}>
+                <td colSpan={7} class="whole">
+                  <AttemptDetail delivery={d} />
+                </td>
+              </tr>
+            )}
+          </>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** The search above the log: state and event type apply at once, the rest with Search. */
+function LogSearchForm({
+  eventTypes,
+  applied,
+  onSearch,
+}: {
+  eventTypes: string[];
+  applied: LogSearch;
+  onSearch: (search: LogSearch) => void;
+}) {
+  const [draft, setDraft] = useState<LogSearch>(applied);
+  const set = (field: keyof LogSearch, value: string) => setDraft({ ...draft, [field]: value });
+  const pick = (field: 'status' | 'eventType', value: string) => {
+    const next = { ...draft, [field]: value };
+    setDraft(next);
+    onSearch(next);
+  };
+  return (
+    <form
+      class="log-search"
+      role="search"
+      aria-label="Search the delivery log"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSearch(draft);
+      }}
+    >
+      <div>
+        <label for="status-filter">State</label>
+        <select
+          id="status-filter"
+          value={draft.status}
+          onChange={(e) => pick('status', e.currentTarget.value)}
+        >
+          <option value="">All</option>
+          <option value="SUCCESS">Success</option>
+          <option value="FAILED">Failed</option>
+          <option value="PENDING">Pending</option>
+        </select>
+      </div>
+      <div>
+        <label for="event-type-filter">Event type</label>
+        <select
+          id="event-type-filter"
+          value={draft.eventType}
+          onChange={(e) => pick('eventType', e.currentTarget.value)}
+        >
+          <option value="">All</option>
+          {eventTypes.map((type) => (
+            <option key={type} value={type}>
+              {type}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for="since-filter">Last attempt since</label>
+        <input
+          id="since-filter"
+          type="datetime-local"
+          value={draft.since}
+          onInput={(e) => set('since', e.currentTarget.value)}
+        />
+      </div>
+      <div>
+        <label for="until-filter">Last attempt before</label>
+        <input
+          id="until-filter"
+          type="datetime-local"
+          value={draft.until}
+          onInput={(e) => set('until', e.currentTarget.value)}
+        />
+      </div>
+      <div class="wide">
+        <label for="message-id-filter">Message id</label>
+        <input
+          id="message-id-filter"
+          type="text"
+          placeholder="msg_… (exact)"
+          spellcheck={false}
+          autocomplete="off"
+          value={draft.messageId}
+          onInput={(e) => set('messageId', e.currentTarget.value)}
+        />
+      </div>
+      <div class="row buttons">
+        <button type="submit">Search</button>
+        <button
+          type="button"
+          onClick={() => {
+            setDraft(NO_SEARCH);
+            onSearch(NO_SEARCH);
+          }}
+        >
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** What an empty page means for the search that gave it. */
+function emptyText(search: LogSearch): string {
+  if (search.messageId.trim()) return 'No message with this id for this endpoint.';
+  const filtered = Object.values(search).some((value) => value !== '');
+  return filtered ? 'No message matches this search.' : 'No deliveries yet.';
 }
 
 function DeliveryLog({
@@ -509,10 +740,11 @@ function DeliveryLog({
   /** each load of the log: attempts may have ended since, so the card's figures are read again */
   onLoaded: () => void;
 }) {
-  const [status, setStatus] = useState('');
-  const [offset, setOffset] = useState(0);
-  const [page, setPage] = useState<DeliveryPage | null>(null);
-  const [open, setOpen] = useState<string | null>(null);
+  const [search, setSearch] = useState<LogSearch>(NO_SEARCH);
+  const [messages, setMessages] = useState<Message[] | null>(null);
+  const [hasMore, setHasMore] = useState(false);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const [loadError, setLoadError] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [since, setSince] = useState('');
@@ -520,32 +752,40 @@ function DeliveryLog({
   const [reload, setReload] = useState(0);
   const [followUntil, setFollowUntil] = useState(0);
   const base = `/communities/${communityId}/webhooks/${webhook.id}`;
+  // a refresh reads again as many messages as Load more has shown
+  const shownCount = useRef(PAGE);
   // the card passes a new function on each render: a load follows the log's own inputs, not that
   const loaded = useRef(onLoaded);
   loaded.current = onLoaded;
-  // another filter or page starts empty; a refresh keeps the rows on screen until the new ones arrive
-  useEffect(() => setPage(null), [status, offset]);
+  // another search starts empty, at one page; a refresh keeps the rows on screen until the new ones arrive
+  useEffect(() => {
+    shownCount.current = PAGE;
+    setMessages(null);
+    setExpanded(new Set());
+  }, [search, base]);
   useEffect(() => {
     let current = true;
-    const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
-    if (status) query.set('status', status);
-    api<DeliveryPage>(session, 'GET', `${base}/deliveries?${query}`)
-      .then((next) => {
+    readMessages(session, `${base}/messages`, search, shownCount.current)
+      .then((page) => {
         if (!current) return;
-        setPage(next);
+        setLoadError(null);
+        setMessages(page.items);
+        setHasMore(page.hasMore);
+        // a message found by its id opens with its attempts
+        if (search.messageId.trim()) setExpanded(new Set(page.items.map((m) => m.messageId)));
         loaded.current();
       })
-      .catch((err) => current && setError(errorText(err)));
+      .catch((err) => current && setLoadError(errorText(err)));
     return () => {
       current = false;
     };
-  }, [status, offset, reload, base, session]);
+  }, [search, reload, base, session]);
   useEffect(() => {
     const now = Date.now();
-    if (!page || now >= followUntil || !page.items.some((d) => dueSoon(d, now))) return;
+    if (!messages || now >= followUntil || !messages.some((m) => dueSoon(m.attempts[0], now))) return;
     const timer = setTimeout(() => setReload((n) => n + 1), FOLLOW_EVERY_MS);
     return () => clearTimeout(timer);
-  }, [page, followUntil]);
+  }, [messages, followUntil]);
   const act = async (work: () => Promise<string>) => {
     setError(null);
     try {
@@ -556,25 +796,38 @@ function DeliveryLog({
       setError(errorText(err));
     }
   };
+  const loadMore = async () => {
+    if (!messages) return;
+    try {
+      const page = await api<MessagePage>(
+        session,
+        'GET',
+        `${base}/messages?${messagesQuery(search, messages.length, PAGE)}`,
+      );
+      const all = appendNew(messages, page.items);
+      shownCount.current = all.length;
+      setMessages(all);
+      setHasMore(page.hasMore);
+      loaded.current();
+    } catch (err) {
+      setLoadError(errorText(err));
+    }
+  };
+  const toggle = (messageId: string) => {
+    const next = new Set(expanded);
+    if (!next.delete(messageId)) next.add(messageId);
+    setExpanded(next);
+  };
+  const eventTypes = [...new Set([...webhook.events, TEST_EVENT])].sort();
   return (
     <section aria-labelledby={`log-title-${webhook.id}`}>
-      <h3 id={`log-title-${webhook.id}`}>Delivery log</h3>
-      <div class="row">
-        <label for="status-filter">Status</label>
-        <select
-          id="status-filter"
-          value={status}
-          onChange={(e) => (setOffset(0), setStatus(e.currentTarget.value))}
-        >
-          <option value="">All</option>
-          <option value="SUCCESS">Success</option>
-          <option value="FAILED">Failed</option>
-          <option value="PENDING">Pending</option>
-        </select>
+      <div class="row spread">
+        <h3 id={`log-title-${webhook.id}`}>Delivery log</h3>
         <button type="button" onClick={() => setReload((n) => n + 1)}>
           Refresh
         </button>
       </div>
+      <LogSearchForm eventTypes={eventTypes} applied={search} onSearch={setSearch} />
       <form
         class="row"
         onSubmit={(e) => {
@@ -619,73 +872,84 @@ function DeliveryLog({
         </label>
         <button type="submit">Recover</button>
       </form>
-      <Alert error={error} />
+      <Alert error={error ?? loadError} />
       {notice && (
         <p class="notice" role="status">
           {notice}
         </p>
       )}
-      {!page && !error && <p aria-live="polite">Loading deliveries…</p>}
-      {page?.items.length === 0 && <p>No deliveries yet.</p>}
-      {page && page.items.length > 0 && (
-        // a phone scrolls the table sideways inside this box, never the page; it takes the focus so a
-        // keyboard can scroll it too
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Delivery attempts">
-          <table>
-            <caption class="sr-only">Delivery attempts, newest first</caption>
+      {!messages && !loadError && <p aria-live="polite">Loading deliveries…</p>}
+      {messages?.length === 0 && <p data-testid="log-empty">{emptyText(search)}</p>}
+      {messages && messages.length > 0 && (
+        // a phone gets each message as a block of labelled lines; a table wider than its box still
+        // scrolls inside it, never the page, and takes the focus so a keyboard can scroll it too
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Messages">
+          <table class="messages stacked">
+            <caption class="sr-only">Messages, newest latest attempt first</caption>
             <thead>
               <tr>
-                <th scope="col">Sent</th>
-                <th scope="col">Next attempt</th>
                 <th scope="col">Event</th>
                 <th scope="col">Message</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempt</th>
-                <th scope="col">Response</th>
+                <th scope="col">First attempt</th>
+                <th scope="col">Last attempt</th>
+                <th scope="col">State</th>
+                <th scope="col">Attempts</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
-              {page.items.map((d) => (
+              {messages.map((m) => (
                 <>
-                  <tr key={d.id} data-status={d.status} data-delivery={d.id}>
-                    <td class="time" data-column="sent">
-                      {sentText(d)}
+                  <tr key={m.messageId} data-status={m.status} data-message={m.messageId}>
+                    <td data-label="Event">
+                      <EventChip name={m.eventType} />
+                      {m.test && <span class="badge test">test</span>}
+                      {m.expungedAt && (
+                        <span class="badge test" title={`Content expunged ${localTime(m.expungedAt)}`}>
+                          expunged
+                        </span>
+                      )}
                     </td>
-                    <td class="time" data-column="next-attempt">
-                      {localTime(d.nextAttemptAt)}
-                    </td>
-                    <td>
-                      <EventChip name={d.eventType} />
-                      {d.test && <span class="badge test">test</span>}
-                    </td>
-                    <td data-column="message">
-                      <code class="message-id" title={d.messageId}>
-                        {shortMessageId(d.messageId)}
+                    <td data-label="Message" data-column="message">
+                      <code class="message-id" title={m.messageId}>
+                        {shortMessageId(m.messageId)}
                       </code>
+                      <CopyButton text={m.messageId} label="Copy id" />
                     </td>
-                    <td>
-                      <span class={`badge ${d.status.toLowerCase()}`}>{d.status}</span>
+                    <td class="time" data-label="First attempt" data-column="first-attempt">
+                      {localTime(m.firstAttemptAt)}
                     </td>
-                    <td>{d.attempt}</td>
-                    <td>{d.responseStatus ?? d.error ?? '—'}</td>
+                    <td class="time" data-label="Last attempt" data-column="last-attempt">
+                      {localTime(m.lastAttemptAt)}
+                    </td>
+                    <td data-label="State" data-column="state">
+                      <StateBadge status={m.status} />
+                    </td>
+                    <td data-label="Attempts" data-column="attempts">
+                      {m.attemptCount}
+                    </td>
                     <td>
                       <div class="row actions">
                         <button
                           type="button"
-                          aria-expanded={open === d.id}
-                          onClick={() => setOpen(open === d.id ? null : d.id)}
+                          aria-expanded={expanded.has(m.messageId)}
+                          onClick={() => toggle(m.messageId)}
                         >
-                          Details
+                          Attempts
                         </button>
-                        {/* the API refuses to resend a test: the test route sends another */}
-                        {!d.test && (
+                        {/* the API refuses to resend a test (the test route sends another) or an expunged message */}
+                        {!m.test && !m.expungedAt && (
                           <button
                             type="button"
                             onClick={() =>
                               act(async () => {
-                                await api(session, 'POST', `${base}/deliveries/${d.id}/resend`, {});
-                                return `Event ${d.eventType} queued again.`;
+                                await api(
+                                  session,
+                                  'POST',
+                                  `${base}/deliveries/${m.attempts[0].id}/resend`,
+                                  {},
+                                );
+                                return `Event ${m.eventType} queued again.`;
                               })
                             }
                           >
@@ -695,10 +959,10 @@ function DeliveryLog({
                       </div>
                     </td>
                   </tr>
-                  {open === d.id && (
-                    <tr key={`${d.id}-detail`}>
-                      <td colSpan={8}>
-                        <AttemptDetail delivery={d} />
+                  {expanded.has(m.messageId) && (
+                    <tr key={`${m.messageId}-attempts`} class="expanded">
+                      <td colSpan={7} class="whole">
+                        <MessageAttempts message={m} />
                       </td>
                     </tr>
                   )}
@@ -708,17 +972,17 @@ function DeliveryLog({
           </table>
         </div>
       )}
-      {page && (
-        <nav class="row" aria-label="Pages">
-          <button type="button" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
-            Newer
-          </button>
+      {messages && messages.length > 0 && (
+        <nav class="row" aria-label="More messages">
           <span>
-            {page.total === 0 ? 0 : offset + 1}–{offset + page.items.length} of {page.total}
+            {messages.length} message{messages.length === 1 ? '' : 's'} shown
+            {hasMore ? '' : ' (no more)'}
           </span>
-          <button type="button" disabled={!page.hasMore} onClick={() => setOffset(offset + PAGE)}>
-            Older
-          </button>
+          {hasMore && (
+            <button type="button" onClick={() => void loadMore()}>
+              Load more
+            </button>
+          )}
         </nav>
       )}
     </section>
