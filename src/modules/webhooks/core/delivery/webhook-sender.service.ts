@@ -152,18 +152,18 @@ export class WebhookSender implements OnModuleDestroy {
       );
     }
     const timestamp = Math.floor((input.timestamp ?? new Date()).getTime() / 1000);
-    const headers: Record<string, string> = {
-      // first, so the platform's own headers win (their names are refused for custom ones anyway)
-      ...custom,
-      'content-type': 'application/json',
-      'user-agent': WEBHOOK_USER_AGENT,
-      'webhook-id': input.messageId,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signatureHeader(secrets, input.messageId, timestamp, input.body),
-    };
-    // the receiver may continue the trace (docs/api.md#webhooks); nothing is sent with tracing off
-    if (input.traceparent !== undefined) headers.traceparent = input.traceparent;
     try {
+      const headers: Record<string, string> = {
+        // first, so the platform's own headers win (their names are refused for custom ones anyway)
+        ...custom,
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        'webhook-id': input.messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, input.messageId, timestamp, input.body),
+      };
+      // the receiver may continue the trace (docs/api.md#webhooks); nothing is sent with tracing off
+      if (input.traceparent !== undefined) headers.traceparent = input.traceparent;
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
