@@ -1,4 +1,4 @@
-import { tracingConfigured } from './start-tracing';
+import { protocolWarning, tracingConfigured } from './start-tracing';
 
 describe('tracingConfigured (the standard variables decide)', () => {
   it('is on with either OTLP endpoint variable, and off without one', () => {
@@ -15,5 +15,16 @@ describe('tracingConfigured (the standard variables decide)', () => {
     expect(tracingConfigured({ ...endpoint, OTEL_SDK_DISABLED: 'true' })).toBe(false);
     expect(tracingConfigured({ ...endpoint, OTEL_SDK_DISABLED: 'TRUE' })).toBe(false);
     expect(tracingConfigured({ ...endpoint, OTEL_SDK_DISABLED: 'false' })).toBe(true);
+  });
+});
+
+describe('protocolWarning', () => {
+  it('names a protocol other than http/json, the one the exporter speaks', () => {
+    expect(protocolWarning({})).toBeNull();
+    expect(protocolWarning({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBeNull();
+    expect(protocolWarning({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toMatch(/grpc is not supported/);
+    expect(protocolWarning({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toMatch(
+      /http\/protobuf/,
+    );
   });
 });

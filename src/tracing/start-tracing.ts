@@ -11,6 +11,16 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
+ * The exporter speaks OTLP over HTTP with JSON bodies only: a line saying so when the standard
+ * protocol variable asks for another (every collector also takes http/json on port 4318). Null when fine.
+ */
+export function protocolWarning(env: NodeJS.ProcessEnv): string | null {
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
+  if (!protocol || protocol === 'http/json') return null;
+  return `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol} is not supported: spans are sent as http/json`;
+}
+
+/**
  * Starts tracing in this process when it is configured; called by src/main.ts and src/worker.ts once
  * `.env` is loaded (preflight), before Nest starts. The SDK is required only here, behind the check,
  * so a process without an endpoint never loads it. `role` names the service when OTEL_SERVICE_NAME
@@ -18,6 +28,8 @@ export function tracingConfigured(env: NodeJS.ProcessEnv): boolean {
  */
 export function startTracing(role: 'api' | 'worker', env: NodeJS.ProcessEnv = process.env): boolean {
   if (!tracingConfigured(env)) return false;
+  const warning = protocolWarning(env);
+  if (warning) process.stderr.write(`[${role}] ${warning}\n`);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createOtelTracing } = require('./otel-tracing') as typeof import('./otel-tracing');
   useTracing(createOtelTracing(`community-platform-${role}`));
