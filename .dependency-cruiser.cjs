@@ -2,7 +2,7 @@
  * The import rules of src/ (`npm run check:imports`, run by CI): no circles, type-only imports
  * included, and no import that runs back up the layers
  *
- *   config  <  redis, prisma, logging, metrics  <  common  <  modules  <  bootstrap, cli, entry points
+ *   config  <  redis, prisma, logging, metrics, tracing  <  common  <  modules  <  bootstrap, cli, entry points
  *
  * A lower layer never imports a higher one. See README.md#architecture.
  */
@@ -10,7 +10,7 @@
 /** A path under src/, as dependency-cruiser sees it. */
 const src = (...folders) => `^src/(${folders.join('|')})(/|\\.ts$)`;
 
-const INFRASTRUCTURE = ['redis', 'prisma', 'logging', 'metrics'];
+const INFRASTRUCTURE = ['redis', 'prisma', 'logging', 'metrics', 'tracing'];
 const ENTRY_POINTS = ['bootstrap', 'cli', 'main', 'worker', 'app\\.module', 'worker\\.module'];
 
 /** `from` may import nothing in `to`. */

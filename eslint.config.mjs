@@ -3,6 +3,11 @@ import eslint from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+const OPENTELEMETRY_ONLY_IN_ITS_FILE = {
+  group: ['@opentelemetry/*'],
+  message: 'Only src/tracing/otel-tracing.ts imports OpenTelemetry; use src/tracing/tracer.ts.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -37,6 +42,13 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
     },
   },
+  // OpenTelemetry is loaded only when tracing is configured (src/tracing/start-tracing.ts requires the
+  // one file that imports it); everything else goes through src/tracing/tracer.ts.
+  {
+    files: ['src/**'],
+    ignores: ['src/tracing/otel-tracing.ts', 'src/common/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [OPENTELEMETRY_ONLY_IN_ITS_FILE] }] },
+  },
   // src/common is the leaf every feature stands on: it may declare an interface a feature provides
   // (common/http/credential-check.ts), never import the feature.
   {
@@ -44,7 +56,12 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/modules/**'], message: 'src/common must not import src/modules.' }] },
+        {
+          patterns: [
+            { group: ['**/modules/**'], message: 'src/common must not import src/modules.' },
+            OPENTELEMETRY_ONLY_IN_ITS_FILE,
+          ],
+        },
       ],
     },
   },

@@ -27,6 +27,7 @@ import { TenantGuard } from './modules/tenancy/tenant.guard';
 import { PrismaModule } from './prisma/prisma.module';
 import { RedisModule } from './redis/redis.module';
 import { WebhooksModule } from './modules/webhooks/webhooks.module';
+import { TracingShutdown } from './tracing/tracing-shutdown';
 
 /** The HTTP API. It never processes delivery jobs: the worker (worker.module.ts) does. */
 @Module({
@@ -52,6 +53,7 @@ import { WebhooksModule } from './modules/webhooks/webhooks.module';
     IdempotencyModule,
   ],
   providers: [
+    TracingShutdown,
     // The global guards, in the order they run (the one place it is written). The rate-limit guard
     // stands in two places, each instance counting the limits of its phase (rate-limit.policies.ts):
     // first the per-address limits of login, refresh and the portal exchange, which must count the

@@ -6,12 +6,15 @@ import { AppModule } from './app.module';
 import { configureHttpApp, createFastifyAdapter } from './bootstrap/http-app';
 import { AppConfig, loadConfig } from './config/app-config';
 import { preflight, signalReady } from './bootstrap/preflight';
+import { startTracing } from './tracing/start-tracing';
 
 applyV8MemoryFlags('api');
 warnMissingMallocEnvironment('api');
 
 async function bootstrap(): Promise<void> {
   await preflight('api');
+  // after preflight, which loaded .env; before Nest, so the first request is traced
+  startTracing('api');
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule,
     // The adapter exists before Nest's config provider does; preflight has validated the same values.

@@ -5,6 +5,7 @@ import { MetricsModule } from './metrics/metrics.module';
 import { PrismaModule } from './prisma/prisma.module';
 import { DeliveryWorkerModule } from './modules/webhooks/worker/delivery-worker.module';
 import { IdempotencyRetentionModule } from './modules/idempotency/idempotency-retention.module';
+import { TracingShutdown } from './tracing/tracing-shutdown';
 
 /**
  * The delivery worker: a Nest application context with no API (its only HTTP server is the
@@ -19,5 +20,6 @@ import { IdempotencyRetentionModule } from './modules/idempotency/idempotency-re
     DeliveryWorkerModule,
     IdempotencyRetentionModule,
   ],
+  providers: [TracingShutdown],
 })
 export class WorkerModule {}

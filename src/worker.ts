@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppConfig } from './config/app-config';
 import { AppLogger } from './logging/app-logger';
 import { preflight, signalReady } from './bootstrap/preflight';
+import { startTracing } from './tracing/start-tracing';
 import { WorkerRuntime } from './modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from './worker.module';
 
@@ -15,6 +16,8 @@ const CLOSE_GRACE_MS = 10_000;
 
 async function bootstrap(): Promise<void> {
   await preflight('worker');
+  // after preflight, which loaded .env; before Nest, so the first relay is traced
+  startTracing('worker');
   const app = await NestFactory.createApplicationContext(WorkerModule, { bufferLogs: true });
   const logger = app.get(AppLogger);
   app.useLogger(logger);

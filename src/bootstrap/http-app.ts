@@ -28,6 +28,7 @@ import type { AppRequest } from '../common/http/request-context';
 import { addEventSchemas } from '../modules/events/event-schemas';
 import { completeOpenApiDocument, inputClassesOf } from './openapi-document';
 import { servePortal } from './portal-static';
+import { traceWriteRequests } from '../tracing/request-span';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /**
@@ -229,6 +230,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     void reply.header('x-request-id', request.id);
     runWithRequestId(request.id, done);
   });
+  traceWriteRequests(fastify);
   logRequests(fastify, logger.pino);
   SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'api/docs-json',

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { runWithRequestId } from './request-id';
+import { currentRequestScope, runWithRequestId } from './request-id';
+import type { TraceSpan } from '../tracing/tracer';
 import { AppLogger, createRootLogger } from './app-logger';
 
 /** A pino destination that keeps each JSON line, parsed. */
@@ -22,6 +23,20 @@ describe('AppLogger (Nest LoggerService over one pino logger)', () => {
     expect(lines[0]).toMatchObject({ msg: 'inside', context: 'Ctx', reqId: 'req-1', level: 30 });
     expect(lines[1]).toMatchObject({ msg: 'outside', context: 'Ctx' });
     expect(lines[1]).not.toHaveProperty('reqId');
+  });
+
+  it('gives each line of a traced request its trace and span ids beside reqId, and no ids otherwise', () => {
+    const { lines, logger } = loggerAt('info');
+    const span = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) } as TraceSpan;
+    runWithRequestId('req-traced', () => {
+      currentRequestScope()!.span = span;
+      logger.log('traced', 'Ctx');
+    });
+    runWithRequestId('req-untraced', () => logger.log('untraced', 'Ctx'));
+    expect(lines[0]).toMatchObject({ reqId: 'req-traced', traceId: span.traceId, spanId: span.spanId });
+    expect(lines[1]).toMatchObject({ reqId: 'req-untraced' });
+    expect(lines[1]).not.toHaveProperty('traceId');
+    expect(lines[1]).not.toHaveProperty('spanId');
   });
 
   it('keeps the request id across awaits', async () => {

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
-import { currentRequestId } from './request-id';
+import { currentRequestScope } from './request-id';
 import type { AppConfig } from '../config/app-config';
 
 /** Paths pino blanks out wherever they appear in a log line: credentials and secrets never reach logs. */
@@ -45,7 +45,7 @@ export function logDestination(config: Pick<AppConfig, 'isProduction'>): Destina
 /**
  * The process's one pino logger. Every line written while a request is served carries its id as
  * `reqId`, read from the request-id scope the API opens for each request (src/logging/request-id.ts)
- * when the line is written: no per-request child logger (pino-http built two for every request, a
+ * when the line is written (with `traceId` and `spanId` when the request is traced): no per-request child logger (pino-http built two for every request, a
  * measurable share of the API's CPU on a hot read, for lines that at LOG_LEVEL=warn are never written).
  */
 export function createRootLogger(
@@ -57,8 +57,13 @@ export function createRootLogger(
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     // a new object each time: pino merges the line's fields into it
     mixin: () => {
-      const reqId = currentRequestId();
-      return reqId === undefined ? {} : { reqId };
+      const scope = currentRequestScope();
+      if (scope === undefined) return {};
+      // a traced request's lines also name its trace and span (tracing off: never set)
+      const span = scope.span;
+      return span === undefined
+        ? { reqId: scope.id }
+        : { reqId: scope.id, traceId: span.traceId, spanId: span.spanId };
     },
   };
   return destination ? pino(options, destination) : pino(options);

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { TraceSpan } from '../tracing/tracer';
 
 /**
  * What code deep below the controller may need of the HTTP request being served, without it being
@@ -12,6 +13,11 @@ export interface RequestScope {
   readonly id: string;
   /** set by src/prisma/request-transaction.ts only */
   boundConnection?: unknown;
+  /**
+   * the request's span when tracing is on and it changes data (src/tracing/request-span.ts): its
+   * trace context goes into the outbox with each event, its ids onto each log line
+   */
+  span?: TraceSpan;
 }
 
 const requestScopeStorage = new AsyncLocalStorage<RequestScope>();

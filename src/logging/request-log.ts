@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Level, Logger } from 'pino';
 import { responseErrorCode } from './error-code';
+import { requestSpan } from '../tracing/request-span';
 
 /**
  * Anything shaped like an API key (`cpk_…`, up to the next URL delimiter), wherever it sits: a
@@ -43,7 +44,9 @@ function lineText(method: string, maskedUrl: string | undefined, statusCode: num
 
 /** The fields that say which request a line is about, its URL masked once. */
 function requestFields(request: FastifyRequest, maskedUrl: string | undefined) {
-  return { reqId: request.id, req: { id: request.id, method: request.method, url: maskedUrl } };
+  const fields = { reqId: request.id, req: { id: request.id, method: request.method, url: maskedUrl } };
+  const span = requestSpan(request);
+  return span ? { ...fields, traceId: span.traceId, spanId: span.spanId } : fields;
 }
 
 /** Polled by load balancers and orchestrators every few seconds: its lines would drown the rest. */

@@ -32,6 +32,8 @@ export interface ChangeEvent {
   eventType: string;
   timestamp: string;
   requestId: string | null;
+  /** the request's trace context (src/tracing/tracer.ts); null when tracing is off */
+  traceparent: string | null;
   dataKey: string;
 }
 
@@ -51,11 +53,11 @@ export class OutboxEventsStore {
     const n = change.values.length;
     const text = `WITH ${change.ctes ? `${change.ctes},` : ''} changed AS (${change.text}),
       appended AS (
-        INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id)
+        INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id, traceparent)
         SELECT $${n + 1}::uuid, $${n + 2}, $${n + 3},
                jsonb_build_object('id', $${n + 2}::text, 'type', $${n + 3}::text, 'timestamp', $${n + 4}::text,
                                   'communityId', $${n + 5}::text, 'data', jsonb_build_object($${n + 6}::text, to_jsonb(changed))),
-               $${n + 7}::text
+               $${n + 7}::text, $${n + 8}::text
           FROM changed)
       SELECT * FROM changed`;
     const { rows } = await this.prisma.pool.query<Row & object>({
@@ -70,6 +72,7 @@ export class OutboxEventsStore {
         event.communityId,
         event.dataKey,
         event.requestId,
+        event.traceparent,
       ],
     });
     return rows[0];
@@ -82,6 +85,7 @@ export class OutboxEventsStore {
       eventType: string;
       payload: Prisma.InputJsonValue;
       requestId: string | null;
+      traceparent: string | null;
     },
   ): Promise<void> {
     await tx.outboxEvent.create({ data: event });
@@ -99,11 +103,13 @@ export class OutboxEventsStore {
       messageIds: string[];
       payloads: string[];
       requestId: string | null;
+      traceparent: string | null;
     },
   ): Promise<void> {
     await tx.$executeRaw`
-      INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id)
-      SELECT ${events.communityId}::uuid, e.message_id, ${events.eventType}, e.payload::jsonb, ${events.requestId}::text
+      INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id, traceparent)
+      SELECT ${events.communityId}::uuid, e.message_id, ${events.eventType}, e.payload::jsonb, ${events.requestId}::text,
+             ${events.traceparent}::text
         FROM unnest(${events.messageIds}::text[], ${events.payloads}::text[]) WITH ORDINALITY AS e(message_id, payload, ord)
        ORDER BY e.ord`;
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../../generated/prisma/client';
-import { currentRequestId } from '../../logging/request-id';
+import { currentRequestScope } from '../../logging/request-id';
 import type { Tx } from '../../prisma/prisma.service';
 import { buildEventBody, EventBody, newMessageId } from './event-body';
 import { ChangeStatement, OutboxEventsStore } from './outbox-events.store';
@@ -11,10 +11,17 @@ function toJson(value: unknown): Prisma.InputJsonValue {
   return JSON.parse(JSON.stringify(value)) as Prisma.InputJsonValue;
 }
 
+/** The request that raises an event: its id, and its trace context when it is traced (else null). */
+function raisedBy(): { requestId: string | null; traceparent: string | null } {
+  const scope = currentRequestScope();
+  return { requestId: scope?.id ?? null, traceparent: scope?.span?.traceparent ?? null };
+}
+
 /**
  * Writes catalog events into the outbox inside the caller's transaction, so a change that rolls
  * back leaves no event and a committed change always has its event (the worker relays it). Each
- * event keeps the id of the API request that raised it, which its delivery attempts copy.
+ * event keeps the id of the API request that raised it, and its trace context when tracing is on,
+ * which its delivery attempts copy.
  */
 @Injectable()
 export class OutboxService {
@@ -35,7 +42,7 @@ export class OutboxService {
       messageId: newMessageId(),
       eventType: type,
       timestamp: new Date().toISOString(),
-      requestId: currentRequestId() ?? null,
+      ...raisedBy(),
       dataKey,
     });
   }
@@ -53,7 +60,7 @@ export class OutboxService {
       messageId: body.id,
       eventType: type,
       payload,
-      requestId: currentRequestId() ?? null,
+      ...raisedBy(),
     });
     return body;
   }
@@ -74,7 +81,7 @@ export class OutboxService {
       eventType: type,
       messageIds,
       payloads,
-      requestId: currentRequestId() ?? null,
+      ...raisedBy(),
     });
   }
 }

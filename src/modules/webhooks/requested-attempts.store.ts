@@ -111,15 +111,17 @@ export class RequestedAttemptsStore {
       WHERE o.message_id = ${messageId} AND o.community_id = ${communityId}::uuid
     ), inserted AS (
       INSERT INTO webhook_deliveries
-        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
+         traceparent)
       SELECT ${randomUUID()}::uuid, ${communityId}::uuid, ${endpointId}::uuid, ${messageId}, event.event_type,
              (SELECT max(d.attempt) FROM webhook_deliveries d
               WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}) + 1,
              'PENDING', now(), now(),
-             (SELECT d.request_id FROM webhook_deliveries d
-              WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}
-              ORDER BY d.attempt DESC LIMIT 1)
+             latest.request_id, latest.traceparent
       FROM event
+      LEFT JOIN LATERAL (SELECT d.request_id, d.traceparent FROM webhook_deliveries d
+                         WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}
+                         ORDER BY d.attempt DESC LIMIT 1) latest ON true
       ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
     )
@@ -151,7 +153,7 @@ export class RequestedAttemptsStore {
     const rows = await this.prisma.$queryRaw<(Nullable<ResentRow> & { source_id: string })[]>`
     WITH failed AS (
       SELECT d.id AS source_id, d.created_at AS source_created_at, d.message_id, d.event_type, d.attempt,
-             d.request_id, o.id AS outbox_id, o.payload
+             d.request_id, d.traceparent, o.id AS outbox_id, o.payload
       FROM webhook_deliveries d
       JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
       WHERE ${recoverable(communityId, endpointId, window)} ${after}
@@ -159,9 +161,10 @@ export class RequestedAttemptsStore {
       LIMIT ${page.limit}
     ), inserted AS (
       INSERT INTO webhook_deliveries
-        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
+         traceparent)
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, f.message_id, f.event_type,
-             f.attempt + 1, 'PENDING', now(), now(), f.request_id
+             f.attempt + 1, 'PENDING', now(), now(), f.request_id, f.traceparent
       FROM failed f
       ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
@@ -218,9 +221,10 @@ export class RequestedAttemptsStore {
       RETURNING m.outbox_id
     ), inserted AS (
       INSERT INTO webhook_deliveries
-        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id)
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
+         traceparent)
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, o.message_id, o.event_type,
-             1, 'PENDING', now(), now(), o.request_id
+             1, 'PENDING', now(), now(), o.request_id, o.traceparent
       FROM taken t JOIN outbox_events o ON o.id = t.outbox_id
       ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
@@ -262,18 +266,24 @@ export class RequestedAttemptsStore {
    * body is kept in the outbox, already relayed (the relay never sends it), so the delivery log
    * shows what was sent as for any other event.
    */
-  async startTest(key: AttemptKey, body: EventBody, requestId: string | null): Promise<string> {
+  async startTest(
+    key: AttemptKey,
+    body: EventBody,
+    raisedBy: { requestId: string | null; traceparent: string | null },
+  ): Promise<string> {
     const id = randomUUID();
+    const { requestId, traceparent } = raisedBy;
     await this.prisma.$executeRaw`
       WITH body AS (
-        INSERT INTO outbox_events (community_id, message_id, event_type, payload, relayed_at, request_id)
-        VALUES (${key.communityId}::uuid, ${key.messageId}, ${key.eventType}, ${JSON.stringify(body)}::jsonb, now(), ${requestId})
+        INSERT INTO outbox_events (community_id, message_id, event_type, payload, relayed_at, request_id, traceparent)
+        VALUES (${key.communityId}::uuid, ${key.messageId}, ${key.eventType}, ${JSON.stringify(body)}::jsonb, now(),
+                ${requestId}, ${traceparent})
       )
       INSERT INTO webhook_deliveries
-        (id, community_id, endpoint_id, message_id, event_type, attempt, status, started_at, request_id, is_test,
-         updated_at)
+        (id, community_id, endpoint_id, message_id, event_type, attempt, status, started_at, request_id, traceparent,
+         is_test, updated_at)
       VALUES (${id}::uuid, ${key.communityId}::uuid, ${key.endpointId}::uuid, ${key.messageId}, ${key.eventType},
-              ${key.attempt}, 'PENDING', now(), ${requestId}, true, now())`;
+              ${key.attempt}, 'PENDING', now(), ${requestId}, ${traceparent}, true, now())`;
     return id;
   }
 

@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { AppError } from '../../common/errors/app-error';
 import { buildEventBody, type EventBody } from '../events/event-body';
 import { EVENT_EXAMPLES, type SubscribableEvent, TEST_EVENT } from '../events/event-catalog';
-import { currentRequestId } from '../../logging/request-id';
+import { currentRequestScope } from '../../logging/request-id';
+import { endAttemptSpan, startAttemptSpan } from './core/delivery/attempt-span';
 import { WebhookSender } from './core/delivery/webhook-sender.service';
 import type { DeliveryView } from './delivery-log.store';
 import { RequestedAttemptsStore } from './requested-attempts.store';
@@ -37,11 +38,15 @@ export class WebhookTestService {
           message: 'Test delivery from the community platform',
         });
     const eventType = event.type;
-    const attemptId = await this.deliveries.startTest(
-      { communityId, endpointId, messageId: event.id, eventType, attempt: 1 },
-      event,
-      currentRequestId() ?? null,
-    );
+    const key = { communityId, endpointId, messageId: event.id, eventType, attempt: 1 };
+    const scope = currentRequestScope();
+    const traceparent = scope?.span?.traceparent ?? null;
+    const attemptId = await this.deliveries.startTest(key, event, {
+      requestId: scope?.id ?? null,
+      traceparent,
+    });
+    // the probe is an attempt span of the request that asked for it, as the worker's are of theirs
+    const span = startAttemptSpan(traceparent, key);
     const result = await this.sender.send({
       communityId,
       endpointId,
@@ -51,7 +56,9 @@ export class WebhookTestService {
       body: JSON.stringify(event),
       timestamp: new Date(event.timestamp),
       customHeaders,
+      traceparent: span?.traceparent,
     });
+    if (span) endAttemptSpan(span, result, null);
     const view = await this.deliveries.finishTest(attemptId, communityId, result, event);
     if (!result.ok) {
       throw new AppError(

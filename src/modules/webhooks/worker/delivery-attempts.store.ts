@@ -8,6 +8,7 @@ import type { AttemptKey, DeliveryJobData } from '../core/delivery-job';
 import type { EventBody } from '../../events/event-body';
 import type { EndpointState } from '../core/webhook-endpoints.store';
 import type { NextAttempt } from './retry-policy';
+import { tracingEnabled } from '../../../tracing/tracer';
 
 /**
  * The worker's hot path on `webhook_deliveries`: claim an attempt before its send, close it after,
@@ -33,6 +34,8 @@ export interface AttemptClaim {
   endpoint: EndpointState | null;
   deliveryId: string | null;
   requestId: string | null;
+  /** the trace context the attempt continues (copied from its event's, like requestId); null when not traced */
+  traceparent: string | null;
   /**
    * The version of the endpoint's signing secrets when the attempt was claimed (LiveSecrets in
    * WebhookSecretsService: the newest secret's creation time, epoch ms); null without secrets.
@@ -59,6 +62,7 @@ const SIBLING_IN_FLIGHT = `(d.attempt > 1 AND EXISTS (SELECT 1 FROM webhook_deli
 interface ClaimRow extends EndpointState {
   delivery_id: string | null;
   request_id: string | null;
+  traceparent: string | null;
   secrets_version: number | null;
   sibling_in_flight?: boolean;
 }
@@ -114,6 +118,8 @@ interface FifoHeadRow extends EndpointState {
   event_type: string | null;
   attempt: number | null;
   request_id: string | null;
+  /** read only while tracing is on (see claimFifoHead) */
+  traceparent?: string | null;
   outbox_id: string | null;
   payload: EventBody | null;
   secrets_version: number | null;
@@ -133,6 +139,14 @@ interface Finish {
  * wire while the other's results come back, and leave the rest of the pool to everything else.
  */
 const HOT_PATH_BATCHES = 2;
+
+/**
+ * The claimed FIFO head's trace context, read beside webhook_claim_fifo_head's answer (which does not
+ * return it) by the statement's own snapshot: the row was committed before the call, and a claim does
+ * not change the column. Only while tracing is on; otherwise the statement is the same as before.
+ */
+const TRACEPARENT_OF_HEAD = `,
+                    (SELECT d.traceparent FROM webhook_deliveries d WHERE d.id = f.delivery_id) AS traceparent`;
 const HOT_PATH_BATCH_SIZE = 500;
 
 @Injectable()
@@ -202,9 +216,9 @@ export class DeliveryAttemptsStore {
         UPDATE webhook_deliveries d SET started_at = now(), updated_at = now()
         FROM target t WHERE d.id = t.id AND t.status = 'PENDING' AND t.started_at IS NULL
           AND NOT ${SIBLING_IN_FLIGHT}
-        RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id
+        RETURNING d.id, d.endpoint_id, d.message_id, d.attempt, d.request_id, d.traceparent
       )
-      SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id,
+      SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id, c.traceparent,
              e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
              e.custom_headers, e.rate_limit, e.ordering, ${SECRETS_VERSION} AS secrets_version
       FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
@@ -224,13 +238,20 @@ export class DeliveryAttemptsStore {
       const {
         delivery_id,
         request_id,
+        traceparent,
         secrets_version,
         endpoint_id: _e,
         message_id: _m,
         attempt: _a,
         ...endpoint
       } = row;
-      return { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version };
+      return {
+        endpoint,
+        deliveryId: delivery_id,
+        requestId: request_id,
+        traceparent,
+        secretsVersion: secrets_version,
+      };
     });
   }
 
@@ -251,7 +272,7 @@ export class DeliveryAttemptsStore {
                       WHERE endpoint_id = e.id AND message_id = ${messageId} AND attempt = ${attempt})
           AND d.status = 'PENDING' AND d.started_at IS NULL
           AND NOT ${Prisma.raw(SIBLING_IN_FLIGHT)}
-        RETURNING d.id, d.request_id
+        RETURNING d.id, d.request_id, d.traceparent
       ), inserted AS (
         INSERT INTO webhook_deliveries
           (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, started_at, updated_at)
@@ -265,18 +286,21 @@ export class DeliveryAttemptsStore {
              e.custom_headers, e.rate_limit, e.ordering,
              COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
              (SELECT request_id FROM claimed) AS request_id,
+             (SELECT traceparent FROM claimed) AS traceparent,
              EXISTS (SELECT 1 FROM webhook_deliveries o
                      WHERE o.endpoint_id = e.id AND o.message_id = ${messageId} AND o.attempt <> ${attempt}
                        AND o.status = 'PENDING' AND o.started_at IS NOT NULL) AS sibling_in_flight,
              ${Prisma.raw(SECRETS_VERSION)} AS secrets_version
       FROM endpoint e`;
     const row = rows[0];
-    if (!row) return { endpoint: null, deliveryId: null, requestId: null, secretsVersion: null };
-    const { delivery_id, request_id, secrets_version, sibling_in_flight, ...endpoint } = row;
+    if (!row)
+      return { endpoint: null, deliveryId: null, requestId: null, traceparent: null, secretsVersion: null };
+    const { delivery_id, request_id, traceparent, secrets_version, sibling_in_flight, ...endpoint } = row;
     return {
       endpoint,
       deliveryId: delivery_id,
       requestId: request_id,
+      traceparent,
       secretsVersion: secrets_version,
       // only when nothing was claimed: this attempt waits for the one of its message being sent
       ...(delivery_id === null && sibling_in_flight ? { waitsForAttemptInFlight: true } : {}),
@@ -299,12 +323,13 @@ export class DeliveryAttemptsStore {
     succeeded?: SucceededAttempt,
   ): Promise<FifoHead> {
     const result = succeeded?.result;
+    const traced = tracingEnabled();
     const { rows } = await this.prisma.pool.query<FifoHeadRow>({
-      name: this.prisma.statementName('claim-fifo-head'),
+      name: this.prisma.statementName(traced ? 'claim-fifo-head+trace' : 'claim-fifo-head'),
       text: `SELECT finished, outcome, delivery_id, message_id, event_type, attempt, request_id, outbox_id::text,
                     payload, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
-                    custom_headers, rate_limit, ordering, secrets_version
-             FROM webhook_claim_fifo_head($1::uuid, $2::uuid, $3::uuid, $4::int, $5::text, $6::int)`,
+                    custom_headers, rate_limit, ordering, secrets_version${traced ? TRACEPARENT_OF_HEAD : ''}
+             FROM webhook_claim_fifo_head($1::uuid, $2::uuid, $3::uuid, $4::int, $5::text, $6::int) f`,
       values: [
         communityId,
         endpointId,
@@ -322,6 +347,7 @@ export class DeliveryAttemptsStore {
       event_type,
       attempt,
       request_id,
+      traceparent,
       outbox_id,
       payload,
       secrets_version,
@@ -331,7 +357,13 @@ export class DeliveryAttemptsStore {
     return {
       finished,
       outcome,
-      claim: { endpoint, deliveryId: delivery_id, requestId: request_id, secretsVersion: secrets_version },
+      claim: {
+        endpoint,
+        deliveryId: delivery_id,
+        requestId: request_id,
+        traceparent: traceparent ?? null,
+        secretsVersion: secrets_version,
+      },
       job: {
         communityId,
         endpointId,
@@ -381,8 +413,8 @@ export class DeliveryAttemptsStore {
             duration_ms = o.duration_ms, error = o.error, next_attempt_at = NULL, updated_at = now()
         FROM outcome o
         WHERE d.community_id = o.community_id AND d.id = o.id AND d.status = 'PENDING'
-        RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, d.queue_position,
-                  d.status, d.duration_ms, o.next_attempt, o.delay_ms
+        RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, d.traceparent,
+                  d.queue_position, d.status, d.duration_ms, o.next_attempt, o.delay_ms
       ), counted AS (
         -- the endpoints' hourly figures commit with the outcomes (webhook_count_attempts, in the migrations)
         SELECT webhook_count_attempts(array_agg(community_id), array_agg(endpoint_id), array_agg(status = 'SUCCESS'),
@@ -392,9 +424,9 @@ export class DeliveryAttemptsStore {
         -- the retry keeps its attempt's place in the endpoint's queue (a FIFO endpoint's head stays its head)
         INSERT INTO webhook_deliveries
           (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
-           queue_position, updated_at)
+           traceparent, queue_position, updated_at)
         SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, next_attempt, 'PENDING',
-               now() + delay_ms * interval '1 millisecond', request_id, queue_position, now()
+               now() + delay_ms * interval '1 millisecond', request_id, traceparent, queue_position, now()
         FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
       )

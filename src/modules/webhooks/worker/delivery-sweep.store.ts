@@ -11,6 +11,8 @@ export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
 export interface AbandonedAttempt extends AttemptKey {
   id: string;
   requestId: string | null;
+  /** its trace context, which its retry keeps (like requestId) */
+  traceparent: string | null;
   /** its place in the endpoint's queue, which its retry keeps */
   queuePosition: string | null;
   /** a probe of the test route (its API process died mid-send): closed, never retried nor counted */
@@ -71,7 +73,12 @@ export class DeliverySweepStore {
    */
   async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
     const rows = await tx.$queryRaw<
-      (AttemptRow & { request_id: string | null; queue_position: string | null; is_test: boolean })[]
+      (AttemptRow & {
+        request_id: string | null;
+        traceparent: string | null;
+        queue_position: string | null;
+        is_test: boolean;
+      })[]
     >`
       WITH stale AS (
         SELECT id FROM webhook_deliveries
@@ -84,10 +91,11 @@ export class DeliverySweepStore {
       SET status = 'FAILED', error = ${OUTCOME_UNKNOWN}, next_attempt_at = NULL, updated_at = now()
       FROM stale WHERE d.id = stale.id AND d.status = 'PENDING'
       RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id,
-                d.queue_position::text, d.is_test`;
+                d.traceparent, d.queue_position::text, d.is_test`;
     return rows.map((r) => ({
       ...attemptOf(r),
       requestId: r.request_id,
+      traceparent: r.traceparent,
       queuePosition: r.queue_position,
       test: r.is_test,
     }));
@@ -99,15 +107,16 @@ export class DeliverySweepStore {
     await tx.$executeRaw`
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
-         queue_position, updated_at)
+         traceparent, queue_position, updated_at)
       SELECT gen_random_uuid(), r.community_id, r.endpoint_id, r.message_id, r.event_type, r.attempt, 'PENDING',
-             now() + r.delay_ms * interval '1 millisecond', r.request_id,
+             now() + r.delay_ms * interval '1 millisecond', r.request_id, r.traceparent,
              COALESCE(r.queue_position, nextval('outbox_events_id_seq')), now()
       FROM unnest(${retries.map((r) => r.of.communityId)}::uuid[], ${retries.map((r) => r.of.endpointId)}::uuid[],
                   ${retries.map((r) => r.of.messageId)}::text[], ${retries.map((r) => r.of.eventType)}::text[],
                   ${retries.map((r) => r.next.attempt)}::int[], ${retries.map((r) => r.next.delayMs)}::bigint[],
-                  ${retries.map((r) => r.of.requestId)}::text[], ${retries.map((r) => r.of.queuePosition)}::bigint[])
-        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id, queue_position)
+                  ${retries.map((r) => r.of.requestId)}::text[], ${retries.map((r) => r.of.traceparent)}::text[],
+                  ${retries.map((r) => r.of.queuePosition)}::bigint[])
+        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id, traceparent, queue_position)
       ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING`;
   }
 

@@ -15,6 +15,7 @@ import { workerConnection } from '../core/redis-connections';
 import { type NextAttempt, nextRetry } from './retry-policy';
 import { WorkerMetrics } from './worker-metrics';
 import { BODY_GONE } from './delivery-sweep.service';
+import { endAttemptSpan, startAttemptSpan } from '../core/delivery/attempt-span';
 
 /** Taken over this often at most; past that it fails (a job that kills its worker every time). */
 const MAX_STALLED_COUNT = 3;
@@ -226,7 +227,7 @@ export class DeliveryProcessor extends WorkerHost {
   ): Promise<void> {
     const { communityId, endpointId, messageId, eventType, attempt } = job;
     const claim = await claimed;
-    const { endpoint, deliveryId, requestId } = claim;
+    const { endpoint, deliveryId, requestId, traceparent } = claim;
     const fields = { messageId, endpointId, communityId, attempt, requestId };
     if (endpoint?.ordering === 'fifo' && !deliveryId && endpoint.is_active && !endpoint.disabled_at) {
       // the endpoint became FIFO after this attempt was queued: it goes out as its queue's head
@@ -277,6 +278,10 @@ export class DeliveryProcessor extends WorkerHost {
       }
     }
 
+    // the attempt's span (tracing on and the event's trace sampled), whose context the receiver gets;
+    // the lines about the attempt from here on name it
+    const span = startAttemptSpan(traceparent, job);
+    const traced = span ? { ...fields, traceId: span.traceId, spanId: span.spanId } : fields;
     const result = await this.sender.send({
       communityId,
       endpointId,
@@ -285,6 +290,7 @@ export class DeliveryProcessor extends WorkerHost {
       eventType,
       body: JSON.stringify(job.payload),
       customHeaders: endpoint.custom_headers,
+      traceparent: span?.traceparent,
     });
     sent();
     // on a rate-limited endpoint a 429's Retry-After holds back its other sends too, across workers;
@@ -293,16 +299,17 @@ export class DeliveryProcessor extends WorkerHost {
       await this.rateLimits.hold(endpointId, result.retryAfterMs).catch((err: Error) =>
         this.logger.warn({
           msg: "could not hold the endpoint's sends for its 429",
-          ...fields,
+          ...traced,
           error: err.message,
         }),
       );
 
     const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
+    if (span) endAttemptSpan(span, result, retry?.attempt ?? null);
     const recorded = await record(deliveryId, result, retry);
     this.metrics.attemptFinished(job, result);
     const outcome = {
-      ...fields,
+      ...traced,
       durationMs: result.durationMs,
       outcome: result.ok ? 'SUCCESS' : 'FAILED',
       responseStatus: result.status,
@@ -322,7 +329,7 @@ export class DeliveryProcessor extends WorkerHost {
       if (attempt > 1) {
         const superseded = await this.deliveries.closeSuperseded(job);
         if (superseded > 0)
-          this.logger.log({ msg: 'waiting retries closed: a resend succeeded', ...fields, superseded });
+          this.logger.log({ msg: 'waiting retries closed: a resend succeeded', ...traced, superseded });
       }
       return;
     }
@@ -339,7 +346,7 @@ export class DeliveryProcessor extends WorkerHost {
     await this.queue.addDelayed({ ...retryJob, attempt: retry.attempt }, retry.delayMs).catch((err: Error) =>
       this.logger.warn({
         msg: 'retry not queued; the sweep will queue it when due',
-        ...fields,
+        ...traced,
         error: err.message,
       }),
     );

@@ -43,6 +43,7 @@ describe('deliveryJobs', () => {
     messageId: `msg_${n}`,
     eventType: 'tweet.created',
     payload: {} as RelayedEvent['payload'],
+    traceparent: null,
     endpointIds,
     fifoEndpointIds,
   });

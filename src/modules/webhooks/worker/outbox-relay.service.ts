@@ -5,6 +5,7 @@ import { DeliveryQueue } from '../core/delivery-queue.service';
 import { LocalDeliveries } from './local-deliveries';
 import { OutboxWakeups } from './outbox-wakeups';
 import { RelayedEvent, WorkerOutboxStore } from './outbox.store';
+import { startSpan, tracingEnabled, type TraceSpan } from '../../../tracing/tracer';
 
 /** Outbox rows locked per transaction. */
 export const RELAY_BATCH_SIZE = 200;
@@ -91,10 +92,12 @@ export class OutboxRelay {
 
   /** Relays one batch; returns how many outbox rows it marked relayed. */
   async relayBatch(): Promise<number> {
+    const started = Date.now();
     const events = await this.outbox.relayOutboxBatch({
       rows: RELAY_BATCH_SIZE,
       attempts: RELAY_MAX_JOBS_PER_BATCH,
     });
+    const spans = tracingEnabled() ? relaySpans(events, started) : null;
     // the attempts this worker has room for run here at once, without the queue's round trip
     const all = deliveryJobs(events);
     const jobs = this.local ? this.local.offer(all) : all;
@@ -107,6 +110,7 @@ export class OutboxRelay {
         }),
       );
     }
+    if (spans) for (const span of spans) span.end();
     return events.length;
   }
 
@@ -127,6 +131,33 @@ export class OutboxRelay {
       this.wake = () => done(true);
     });
   }
+}
+
+/**
+ * With tracing on, one span per relayed event that carries a trace context (docs/operations.md#tracing):
+ * a child of the API request that raised it, from the start of the batch's statement until its attempts
+ * were started here or queued, so the trace shows how long the event waited in the outbox. Its attempts'
+ * spans are children of that request too (their rows carry its context), not of this span.
+ */
+function relaySpans(events: RelayedEvent[], started: number): TraceSpan[] {
+  const spans: TraceSpan[] = [];
+  for (const event of events) {
+    if (event.traceparent === null) continue;
+    const span = startSpan('webhook.relay', {
+      kind: 'internal',
+      parent: event.traceparent,
+      startTime: started,
+      attributes: {
+        'webhook.message_id': event.messageId,
+        'webhook.event_type': event.eventType,
+        'app.community_id': event.communityId,
+        'webhook.endpoints': event.endpointIds.length,
+        'webhook.batch_size': events.length,
+      },
+    });
+    if (span) spans.push(span);
+  }
+  return spans;
 }
 
 /**

@@ -9,6 +9,8 @@ export interface RelayedEvent {
   messageId: string;
   eventType: string;
   payload: EventBody;
+  /** the raising request's trace context; null when it was not traced */
+  traceparent: string | null;
   endpointIds: string[];
   /** those of endpointIds that are FIFO: their jobs ask for their queue's head */
   fifoEndpointIds: string[];
@@ -47,7 +49,7 @@ export class WorkerOutboxStore {
    *    its type (an operational event's subject excepted);
    * 3. keeps rows in id order while the attempts so far stay within `attempts` (always the first
    *    row, however wide its fan-out); the others stay unrelayed for the next batch;
-   * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id and its outbox id
+   * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id, its trace context and its outbox id
    *    as its place in the endpoint's queue (the order a FIFO endpoint sends in; a pair that
    *    already has its row keeps it), and marks the kept rows relayed, in the same commit;
    * 5. records each kept row as missed by the community's endpoints subscribed to its type that are
@@ -70,7 +72,7 @@ export class WorkerOutboxStore {
       name: this.prisma.statementName('relay-outbox-batch'),
       text: `
         WITH locked AS MATERIALIZED (
-          SELECT id, community_id, message_id, event_type, payload, request_id, created_at
+          SELECT id, community_id, message_id, event_type, payload, request_id, traceparent, created_at
           FROM outbox_events
           WHERE relayed_at IS NULL
           ORDER BY id
@@ -97,9 +99,9 @@ export class WorkerOutboxStore {
         ), inserted AS (
           INSERT INTO webhook_deliveries
             (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
-             queue_position, updated_at)
+             traceparent, queue_position, updated_at)
           SELECT gen_random_uuid(), t.community_id, e.endpoint_id::uuid, t.message_id, t.event_type, 1, 'PENDING', now(),
-                 t.request_id, t.id, now()
+                 t.request_id, t.traceparent, t.id, now()
           FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) AS e(endpoint_id)
           ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
         ), missed AS (
@@ -116,7 +118,7 @@ export class WorkerOutboxStore {
           UPDATE outbox_events o SET relayed_at = now() FROM taken t WHERE o.id = t.id
         )
         SELECT id::text AS "outboxId", community_id AS "communityId", message_id AS "messageId",
-               event_type AS "eventType", payload, endpoint_ids AS "endpointIds",
+               event_type AS "eventType", payload, traceparent, endpoint_ids AS "endpointIds",
                fifo_endpoint_ids AS "fifoEndpointIds"
         FROM taken, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
         ORDER BY id`,

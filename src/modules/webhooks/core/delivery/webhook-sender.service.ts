@@ -28,6 +28,8 @@ export interface SendInput {
   timestamp?: Date;
   /** the endpoint's custom headers as stored (sealed); opened here, sent verbatim */
   customHeaders?: SealedHeaders | null;
+  /** the attempt span's trace context, sent as `traceparent` (tracing on and the trace sampled only) */
+  traceparent?: string;
 }
 
 /** Opened header sets kept by their ciphertext, so a busy endpoint's are not decrypted per attempt. */
@@ -151,19 +153,22 @@ export class WebhookSender implements OnModuleDestroy {
     }
     const timestamp = Math.floor((input.timestamp ?? new Date()).getTime() / 1000);
     try {
+      const headers: Record<string, string> = {
+        // first, so the platform's own headers win (their names are refused for custom ones anyway)
+        ...custom,
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        'webhook-id': input.messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, input.messageId, timestamp, input.body),
+      };
+      // the receiver may continue the trace (docs/api.md#webhooks); nothing is sent with tracing off
+      if (input.traceparent !== undefined) headers.traceparent = input.traceparent;
       const response = await request(url, {
         method: 'POST',
         dispatcher: this.agent,
         body: input.body,
-        headers: {
-          // first, so the platform's own headers win (their names are refused for custom ones anyway)
-          ...custom,
-          'content-type': 'application/json',
-          'user-agent': WEBHOOK_USER_AGENT,
-          'webhook-id': input.messageId,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(secrets, input.messageId, timestamp, input.body),
-        },
+        headers,
         signal: AbortSignal.timeout(this.timeoutMs),
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
