@@ -127,6 +127,10 @@ const TABLE_OWNERS: Record<string, Ownership> = {
     // written by the SQL function webhook_count_attempts (prisma/migrations), which the statements that
     // record an attempt's outcome call inside themselves; the store reads and prunes
     owner: 'src/modules/webhooks/core/attempt-stats.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/core/webhook-endpoints.store.ts':
+        "an endpoint's delete removes its figures in the same statement (no foreign key, so no cascade)",
+    },
   },
   webhook_delivery_counters: {
     // written only by the triggers on webhook_deliveries (prisma/migrations)

@@ -328,4 +328,36 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
     expect(healthy).toMatchObject({ consecutiveFailures: 0, failingSince: null });
     expect(healthy.lastSuccessAt).toBeInstanceOf(Date);
   });
+
+  it("records a burst of one endpoint's successes once per process: the others have nothing to add", async () => {
+    const store = new WebhookEndpointsStore(api.prisma);
+    const health = new EndpointHealth(
+      api.prisma,
+      store,
+      new DeliveryAttemptsStore(api.prisma),
+      api.app.get(OutboxService),
+      api.config,
+    );
+    const community = await createCommunity(api.app);
+    const endpoint = await api.prisma.webhookEndpoint.create({
+      data: {
+        communityId: community.id,
+        url: 'http://127.0.0.1:1/x',
+        events: ['tweet.created'],
+        consecutiveFailures: 3,
+        failingSince: new Date(),
+      },
+    });
+    const written = jest.spyOn(store, 'recordSuccess');
+
+    // the sends in flight when the endpoint recovers all read it failing, and all report their success
+    await Promise.all(Array.from({ length: 8 }, () => health.recordSuccess(community.id, endpoint.id)));
+
+    expect(written).toHaveBeenCalledTimes(1);
+    const healthy = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    expect(healthy).toMatchObject({ consecutiveFailures: 0, failingSince: null });
+    // the next one, once that is recorded, writes again (only when it has something to change)
+    await health.recordSuccess(community.id, endpoint.id);
+    expect(written).toHaveBeenCalledTimes(2);
+  });
 });

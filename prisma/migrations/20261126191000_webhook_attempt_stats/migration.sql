@@ -15,9 +15,10 @@ CREATE TABLE "webhook_attempt_stats" (
 );
 -- the pruner deletes buckets by age
 CREATE INDEX "webhook_attempt_stats_bucket_start_idx" ON "webhook_attempt_stats"("bucket_start");
-ALTER TABLE "webhook_attempt_stats" ADD CONSTRAINT "webhook_attempt_stats_community_id_endpoint_id_fkey"
-  FOREIGN KEY ("community_id", "endpoint_id") REFERENCES "webhook_endpoints"("community_id", "id")
-  ON DELETE CASCADE ON UPDATE CASCADE;
+-- No foreign key to webhook_endpoints: its check would lock the endpoint's row (FOR KEY SHARE) from inside
+-- the worker's finish statement, beside the success path's own lock on that row, and a busy endpoint's
+-- workers deadlocked on it (bench/README.md). The endpoint's delete removes its rows in the same statement
+-- (WebhookEndpointsStore.remove); a row a finish writes at that very moment is pruned with its age.
 
 -- The latency bins' lower bounds in ms after the first bin [0, 5): the one list of them (the API reads
 -- it back with the buckets to estimate percentiles).

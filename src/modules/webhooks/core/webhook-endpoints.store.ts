@@ -175,9 +175,21 @@ export class WebhookEndpointsStore {
   }
 
   /** Deletes the endpoint (its secrets and delivery log cascade); false when there was none. */
+  /**
+   * Deletes the endpoint (its secrets, attempts and counters go with it by cascade) and its hourly
+   * figures in the same statement: those have no foreign key, so that the worker's finish takes no
+   * lock on the endpoint's row (prisma/migrations/20261126191000_webhook_attempt_stats).
+   */
   async remove(communityId: string, id: string): Promise<boolean> {
-    const { count } = await this.prisma.webhookEndpoint.deleteMany({ where: { communityId, id } });
-    return count > 0;
+    const [row] = await this.prisma.$queryRaw<{ deleted: number }[]>`
+      WITH gone AS (
+        DELETE FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${id}::uuid RETURNING id
+      ), figures AS (
+        DELETE FROM webhook_attempt_stats s USING gone
+         WHERE s.community_id = ${communityId}::uuid AND s.endpoint_id = gone.id
+      )
+      SELECT count(*)::int AS deleted FROM gone`;
+    return row.deleted > 0;
   }
 
   /**

@@ -25,9 +25,19 @@ export interface ExhaustedMessage {
  * the outbox in the transaction that changes the endpoint's state, so it is raised exactly once per
  * occurrence and as durable as any other event.
  */
+/** How often a transaction PostgreSQL ended as a deadlock's victim is run (it is rare and transient). */
+const DEADLOCK_TRIES = 3;
+
+/** PostgreSQL's deadlock_detected (40P01), as pg or Prisma reports it. */
+function isDeadlock(err: unknown): boolean {
+  return err instanceof Error && (/40P01/.test(err.message) || (err as { code?: string }).code === '40P01');
+}
+
 @Injectable()
 export class EndpointHealth {
   private readonly logger = new Logger(EndpointHealth.name);
+  /** endpoints whose success this process is recording now (recordSuccess) */
+  private readonly recordingSuccess = new Set<string>();
 
   constructor(
     private readonly prisma: PrismaService,
@@ -56,13 +66,33 @@ export class EndpointHealth {
     );
   }
 
-  /** Resets the streak; the first success after webhook.endpoint.failing raises webhook.endpoint.recovered. */
+  /**
+   * Resets the streak; the first success after webhook.endpoint.failing raises webhook.endpoint.recovered.
+   * One at a time per endpoint in this process: the sends of a busy endpoint that all read the row before
+   * its last success was noted (at start, then once per LAST_SUCCESS_PRECISION_MS) all need recording,
+   * and each would queue on the endpoint's row lock to write the same reset; three or more at once made
+   * PostgreSQL find a deadlock among them (bench/README.md). A success while one is being recorded adds
+   * nothing that one does not write, so it is skipped. Across workers a deadlock victim is tried again.
+   */
   async recordSuccess(communityId: string, endpointId: string): Promise<void> {
-    await this.prisma.$transaction(async (tx) => {
-      const url = await this.endpoints.recordSuccess(tx, communityId, endpointId);
-      if (url !== null)
-        await this.outbox.record(tx, communityId, 'webhook.endpoint.recovered', { endpointId, url });
-    });
+    if (this.recordingSuccess.has(endpointId)) return;
+    this.recordingSuccess.add(endpointId);
+    try {
+      for (let tries = 1; ; tries++) {
+        try {
+          await this.prisma.$transaction(async (tx) => {
+            const url = await this.endpoints.recordSuccess(tx, communityId, endpointId);
+            if (url !== null)
+              await this.outbox.record(tx, communityId, 'webhook.endpoint.recovered', { endpointId, url });
+          });
+          return;
+        } catch (err) {
+          if (tries >= DEADLOCK_TRIES || !isDeadlock(err)) throw err;
+        }
+      }
+    } finally {
+      this.recordingSuccess.delete(endpointId);
+    }
   }
 
   /**
