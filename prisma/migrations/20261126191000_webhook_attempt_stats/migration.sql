@@ -16,9 +16,10 @@ CREATE TABLE "webhook_attempt_stats" (
 -- the pruner deletes buckets by age
 CREATE INDEX "webhook_attempt_stats_bucket_start_idx" ON "webhook_attempt_stats"("bucket_start");
 -- No foreign key to webhook_endpoints: its check would lock the endpoint's row (FOR KEY SHARE) from inside
--- the worker's finish statement, beside the success path's own lock on that row, and a busy endpoint's
--- workers deadlocked on it (bench/README.md). The endpoint's delete removes its rows in the same statement
--- (WebhookEndpointsStore.remove); a row a finish writes at that very moment is pruned with its age.
+-- the worker's finish statement, the hottest statement there is, beside the success path's own lock on that
+-- row; one more waiter on the row the busy endpoint's workers already queue on. The endpoint's delete removes
+-- its rows in the same statement (WebhookEndpointsStore.remove); a row a finish writes at that very moment
+-- is pruned with its age.
 
 -- The latency bins' lower bounds in ms after the first bin [0, 5): the one list of them (the API reads
 -- it back with the buckets to estimate percentiles).
