@@ -18,6 +18,12 @@
 // makes the endpoints FIFO (one delivery in flight, in commit order) and runs the floor's worker with
 // one job at a time (CONCURRENCY=1) beside it; the target is then a pace of its own (FIFO_TARGET per
 // second), printed with the floor's one-at-a-time pace and the ratio.
+//
+//   BENCH_TRACING=compare node bench/delivery-throughput.mjs
+//
+// runs the service twice after the floor: tracing off, then on (an OTLP/HTTP endpoint served by the
+// bench, the always_on sampler, every event carrying a sampled traceparent as a traced API request's
+// does, so every send is an attempt span); prints both and traced / untraced (target ≥ TRACED_TARGET).
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import {
@@ -29,6 +35,7 @@ import {
   insertEvents,
   seedEndpoints,
   startReceiver,
+  startTraceSink,
   startWorker,
   until,
 } from './lib/delivery-harness.mjs';
@@ -43,16 +50,22 @@ const FIFO_TARGET = 300;
 /** One endpoint held to its cap, and the pipeline over ten. */
 const TARGET_RATIO = ENDPOINTS === 1 ? 0.7 : 0.85;
 const TARGET_RSS_RATIO = 1.3;
+const TRACING = process.env.BENCH_TRACING === 'compare';
+/** Deliveries with tracing on, to the same service with it off (docs/operations.md#tracing). */
+const TRACED_TARGET = 0.85;
 
 /** Writes `count` events taking the communities in turn, 5,000 per transaction. */
-async function insertSpread(db, communityIds, count) {
-  for (let i = 0; i < count; i += 5_000) await insertEvents(db, communityIds, Math.min(5_000, count - i));
+async function insertSpread(db, communityIds, count, traced = false) {
+  for (let i = 0; i < count; i += 5_000)
+    await insertEvents(db, communityIds, Math.min(5_000, count - i), { traced });
 }
 
-async function service() {
+/** The service's run; with `tracing` (a startTraceSink()), the workers export there and every event is traced. */
+async function service(tracing = null) {
   const env = await benchEnvironment();
   const receiver = await startReceiver();
   const workers = [];
+  const traced = tracing !== null;
   try {
     const communityIds = [];
     for (let n = 0; n < ENDPOINTS; n++)
@@ -63,10 +76,16 @@ async function service() {
         [communityIds],
       );
     for (let n = 0; n < WORKERS; n++)
-      workers.push(await startWorker({ DATABASE_URL: env.databaseUrl, REDIS_KEY_PREFIX: env.prefix }));
+      workers.push(
+        await startWorker({
+          DATABASE_URL: env.databaseUrl,
+          REDIS_KEY_PREFIX: env.prefix,
+          ...(tracing ? tracing.env : {}),
+        }),
+      );
     const cpuMs = () => workers.reduce((sum, w) => sum + w.cpuMs(), 0);
     // warm-up: connections, JIT, prepared plans
-    await insertSpread(env.db, communityIds, 500);
+    await insertSpread(env.db, communityIds, 500, traced);
     await until('the warm-up', async () => (await countSucceeded(env.db)) >= 500, 60_000);
 
     const cpuBefore = cpuMs();
@@ -77,7 +96,7 @@ async function service() {
     const sampler = databaseSampler(env.databaseUrl);
     await sampler.start();
     const started = performance.now();
-    await insertSpread(env.db, communityIds, EVENTS);
+    await insertSpread(env.db, communityIds, EVENTS, traced);
     await until(
       'every delivery to be recorded',
       async () => (await countSucceeded(env.db)) >= EVENTS + 500,
@@ -100,6 +119,7 @@ async function service() {
       // webhook_deliveries: updates that were HOT (no index entry written) and index entries written
       webhookDeliveries: table,
       receiverRequests: receiver.requests(),
+      ...(tracing ? { spansExported: tracing.spans() } : {}),
     };
   } finally {
     for (const worker of workers) await worker.stop();
@@ -116,6 +136,16 @@ const floor = await runFloor('floor-delivery.mjs', {
   ...(FIFO ? { CONCURRENCY: '1' } : {}),
 });
 const measured = await service();
+let tracedRun = null;
+if (TRACING) {
+  const sink = await startTraceSink();
+  try {
+    tracedRun = await service(sink);
+  } finally {
+    await sink.close();
+  }
+  if (!(tracedRun.spansExported > 0)) throw new Error('tracing on, yet no span reached the OTLP endpoint');
+}
 const r = ratio(measured.deliveriesPerSecond, floor.deliveriesPerSecond);
 const rss = ratio(measured.workerPeakRssMiB, floor.workerPeakRssMiB);
 console.log(
@@ -132,6 +162,13 @@ console.log(
     },
     ratio: r,
     peakRssRatio: rss,
+    ...(tracedRun
+      ? {
+          traced: tracedRun,
+          tracedToUntraced: ratio(tracedRun.deliveriesPerSecond, measured.deliveriesPerSecond),
+          tracedTarget: `traced / untraced >= ${TRACED_TARGET}`,
+        }
+      : {}),
     loadAverage: loadavg().map((l) => Number(l.toFixed(1))),
     target: FIFO
       ? `>= ${FIFO_TARGET} deliveries/s per FIFO endpoint (the floor: one job at a time)`

@@ -10,11 +10,13 @@
 //
 // Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench: created, migrated and seeded
 // when it has no bench community yet, an existing seed reused; dropped at the end unless BENCH_KEEP_DB=1),
-// BENCH_PORT (3500), BENCH_ROUNDS (1).
+// BENCH_PORT (3500), BENCH_ROUNDS (1). BENCH_TRACING=compare measures it again with the API's tracing on
+// (an OTLP endpoint served by the bench) and prints tracing on / off.
 // Seeding is set-based (generate_series); the statement-level triggers keep the counters exact.
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
+import { startTraceSink } from './lib/delivery-harness.mjs';
 import { ratio, runFloor } from './lib/floor.mjs';
 import {
   BENCH_URL,
@@ -43,14 +45,36 @@ async function main() {
   await db.end();
   if (process.argv.includes('--prepare')) return console.log(`prepared ${DATABASE_URL}`);
   try {
-    await measure(apiKey);
+    const untraced = await measure(apiKey);
+    if (process.env.BENCH_TRACING === 'compare') {
+      // the same, the API with tracing on (an OTLP endpoint served here, every trace sampled): reads are
+      // not traced, so this is what tracing's presence costs them (docs/operations.md#tracing)
+      const sink = await startTraceSink();
+      try {
+        const traced = await measure(apiKey, sink.env);
+        console.log(
+          JSON.stringify({
+            benchmark: 'tweets-list: tracing on / off',
+            untracedRps: untraced.service.wrk.rps,
+            tracedRps: traced.service.wrk.rps,
+            tracedToUntraced: ratio(traced.service.wrk.rps, untraced.service.wrk.rps),
+            target: `>= ${TRACED_TARGET}`,
+          }),
+        );
+      } finally {
+        await sink.close();
+      }
+    }
   } finally {
     await dropDatabaseUnlessKept();
   }
 }
 
-async function measure(apiKey) {
-  const api = await startApi();
+/** Reads with tracing on, to the same API with it off. */
+const TRACED_TARGET = 0.85;
+
+async function measure(apiKey, extraEnv = {}) {
+  const api = await startApi(extraEnv);
   try {
     const url = `${BENCH_URL}/api/sdk/tweets?page=1&limit=20`;
     const probe = await fetch(url, { headers: { 'x-api-key': apiKey } });
@@ -87,8 +111,12 @@ async function measure(apiKey) {
         pass: r >= TARGET_RATIO && service.wrk.p99Ms < TARGET_P99_MS && rss <= TARGET_RSS_RATIO,
       }),
     );
+    return { service, floor };
   } finally {
+    // gone before the next measurement starts an API on the same port
+    const exited = api.exitCode !== null ? Promise.resolve() : new Promise((r) => api.once('exit', r));
     api.kill('SIGTERM');
+    await exited;
   }
 }
 

@@ -1,7 +1,7 @@
 // The webhook portal in a real browser (docs/api.md#webhook-portal): Debian's Chromium driven by
 // playwright-core against the compiled API and worker (`npm run build` first) on a throw-away database, with
 // a local receiver that can be told to fail. Screenshots go to portal-screenshots/ (git-ignored); with
-// --update-docs the delivery-log one is copied to docs/portal-delivery-log.png.
+// --update-docs the ones the README and docs/api.md show are copied to docs/portal-*.png.
 import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -1228,7 +1228,14 @@ try {
   await embeddedPortal({ browser, owner, password: demo.password, pro, enterprise });
 
   if (process.argv.includes('--update-docs')) {
-    copyFileSync(join(shots, '05-delivery-log.png'), join(root, 'docs', 'portal-delivery-log.png'));
+    // the screenshots the README and docs/api.md show, each made by the step above that checks it
+    for (const [shot, doc] of [
+      ['05-delivery-log.png', 'portal-delivery-log.png'],
+      ['40-messages.png', 'portal-messages.png'],
+      ['30-endpoint-figures.png', 'portal-figures.png'],
+      ['20-embedded.png', 'portal-embedded.png'],
+    ])
+      copyFileSync(join(shots, shot), join(root, 'docs', doc));
   }
   console.log(`portal browser test passed; screenshots in ${shots}`);
 } finally {

@@ -118,7 +118,7 @@ export async function seedEndpoints(db, count, targetUrl) {
  * `communityIds` may be one id or several: the events then take them in turn (round-robin in
  * outbox order, as many communities' writes interleave in a real service).
  */
-export async function insertEvents(db, communityIds, count) {
+export async function insertEvents(db, communityIds, count, { traced = false } = {}) {
   const communities = Array.isArray(communityIds) ? communityIds : [communityIds];
   const ids = [];
   const owners = [];
@@ -146,15 +146,54 @@ export async function insertEvents(db, communityIds, count) {
       }),
     );
   }
+  // traced: each event carries a sampled W3C traceparent, as one raised by a traced API request does,
+  // so the worker continues its trace (a relay span, an attempt span per send)
+  const traceparents = ids.map(() =>
+    traced ? `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` : null,
+  );
   await db.query(
-    `INSERT INTO outbox_events (community_id, message_id, event_type, payload)
-     SELECT unnest($1::uuid[]), unnest($2::text[]), 'tweet.created', unnest($3::jsonb[])`,
-    [owners, ids, payloads],
+    `INSERT INTO outbox_events (community_id, message_id, event_type, payload, traceparent)
+     SELECT unnest($1::uuid[]), unnest($2::text[]), 'tweet.created', unnest($3::jsonb[]), unnest($4::text[])`,
+    [owners, ids, payloads, traceparents],
   );
   return ids;
 }
 
 /** A local target answering 200 and noting when each webhook-id first arrived. */
+/**
+ * An OTLP/HTTP (JSON) traces endpoint that accepts every export and counts the spans in it, for the
+ * benches that run the service with tracing on: `env` is what a process needs to export to it.
+ */
+export async function startTraceSink() {
+  let spans = 0;
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        for (const resource of body.resourceSpans ?? [])
+          for (const scope of resource.scopeSpans ?? []) spans += (scope.spans ?? []).length;
+      } catch {
+        // not JSON: counted as nothing
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return {
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_TRACES_SAMPLER: 'always_on',
+    },
+    spans: () => spans,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
 export async function startReceiver() {
   const firstSeen = new Map();
   let requests = 0;

@@ -104,7 +104,8 @@ export async function seed(db) {
 }
 
 /** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
-export async function startApi() {
+/** The compiled API on the bench database; `extraEnv` adds to its environment (e.g. tracing's). */
+export async function startApi(extraEnv = {}) {
   const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
   // BENCH_API_NODE_ARGS: flags for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -121,6 +122,7 @@ export async function startApi() {
         LOG_LEVEL: 'warn',
         JWT_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
         WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+        ...extraEnv,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     }),
