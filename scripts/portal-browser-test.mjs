@@ -159,6 +159,23 @@ async function sendTest(card, expected) {
   }
 }
 
+/**
+ * Sends the catalog's example of `eventType` from the card's test: the receiver gets an event of that type,
+ * signed like any other, and the card shows the attempt; then the card's choice goes back to webhook.test.
+ */
+async function sendExample(card, eventType) {
+  const before = received.length;
+  const choice = card.getByRole('combobox', { name: 'Event the test sends' });
+  await choice.selectOption(eventType);
+  await card.getByRole('button', { name: 'Send test' }).click();
+  await waitFor(async () => received.length > before, `the ${eventType} example`);
+  const sent = JSON.parse(received.at(-1).body);
+  if (sent.type !== eventType) throw new Error(`the example sent was a ${sent.type}, not a ${eventType}`);
+  if (!received.at(-1).headers['webhook-signature']) throw new Error('the example was not signed');
+  await card.getByTestId('test-result').getByText(eventType).first().waitFor();
+  await choice.selectOption('webhook.test');
+}
+
 /** The page is no wider than its window (no sideways scrolling); a failure names what sticks out. */
 async function expectNoSidewaysScroll(page, what) {
   // runs in the page, where document and window exist
@@ -873,6 +890,7 @@ try {
   // --- send a test and see the attempt; it carries the custom headers in clear
   await sendTest(card, { 'x-tenant-token': TENANT_TOKEN, 'x-route': 'route-eu-west' });
   await page.screenshot({ path: join(shots, '04-test-sent.png'), fullPage: true });
+  await sendExample(card, 'tweet.created');
 
   // --- edit one header: the other comes back masked and keeps its stored value
   await card.getByRole('button', { name: 'Edit' }).click();

@@ -475,7 +475,9 @@ function TestResult({ delivery, failure }: { delivery: Delivery; failure: string
       data-testid="test-result"
       role={failure ? undefined : 'status'}
     >
-      <h3>Test delivery</h3>
+      <h3>
+        Test delivery: <code>{delivery.eventType}</code>
+      </h3>
       {failure && (
         <p class="error" role="alert">
           {failure}
@@ -1008,6 +1010,8 @@ function Endpoints({
     null,
   );
   const [testing, setTesting] = useState<string | null>(null);
+  /** per endpoint, what its test sends: webhook.test, or the catalog's example of a subscribed type */
+  const [testType, setTestType] = useState<Record<string, string>>({});
   const [figuresOf, setFiguresOf] = useState<Webhook | null>(null);
   const [reload, setReload] = useState(0);
   const base = `/communities/${communityId}/webhooks`;
@@ -1040,8 +1044,14 @@ function Endpoints({
     setError(null);
     setTest(null);
     setTesting(endpointId);
+    const eventType = testType[endpointId] ?? TEST_EVENT;
     try {
-      const delivery = await api<Delivery>(session, 'POST', `${base}/${endpointId}/test`, {});
+      const delivery = await api<Delivery>(
+        session,
+        'POST',
+        `${base}/${endpointId}/test`,
+        eventType === TEST_EVENT ? {} : { eventType },
+      );
       setTest({ endpointId, delivery, failure: null });
       refresh();
     } catch (err) {
@@ -1144,9 +1154,27 @@ function Endpoints({
                   {w.disabledAt ? 'Re-enable' : 'Resume'}
                 </button>
               )}
-              <button type="button" disabled={testing === w.id} onClick={() => void sendTest(w.id)}>
-                {testing === w.id ? 'Sending test…' : 'Send test'}
-              </button>
+              <span class="test-send">
+                <select
+                  aria-label="Event the test sends"
+                  value={testType[w.id] ?? TEST_EVENT}
+                  onChange={(e) =>
+                    setTestType({ ...testType, [w.id]: (e.target as HTMLSelectElement).value })
+                  }
+                >
+                  <option value={TEST_EVENT}>{TEST_EVENT}</option>
+                  {w.events
+                    .filter((name) => name !== TEST_EVENT)
+                    .map((name) => (
+                      <option key={name} value={name}>
+                        {name} (example)
+                      </option>
+                    ))}
+                </select>
+                <button type="button" disabled={testing === w.id} onClick={() => void sendTest(w.id)}>
+                  {testing === w.id ? 'Sending test…' : 'Send test'}
+                </button>
+              </span>
               <button
                 type="button"
                 onClick={() =>
