@@ -252,7 +252,7 @@ describe('hostile input on every write route (generated from the OpenAPI documen
   describe('ids in the path', () => {
     // The document of dist/: path parameters explained by a DTO are documented by the compiler
     // plugin only. communityId is left out: the tenant guard resolves it (id or slug) first.
-    it('every id path parameter is documented as a uuid and refuses anything else with a 400 naming it', async () => {
+    it('every id path parameter is documented as a uuid (or, a message id, by its pattern) and refuses anything else with a 400 naming it', async () => {
       let cases = 0;
       const built: any = builtDocument();
       for (const [template, operations] of Object.entries<any>(built.paths)) {
@@ -269,7 +269,12 @@ describe('hostile input on every write route (generated from the OpenAPI documen
           );
           for (const parameter of ids as any[]) {
             const label = `${route.method} ${template} ${parameter.name}`;
-            expect({ label, format: parameter.schema?.format }).toEqual({ label, format: 'uuid' });
+            // a message id is the Standard Webhooks webhook-id (msg_ and a ULID), documented by its pattern
+            const documented =
+              parameter.name === 'messageId'
+                ? { format: parameter.schema?.pattern, expected: '^msg_[0-9A-Za-z]+$' }
+                : { format: parameter.schema?.format, expected: 'uuid' };
+            expect({ label, format: documented.format }).toEqual({ label, format: documented.expected });
             const url = urlOf(route, { [parameter.name]: 'not-a-uuid' });
             // Nest validates the body and the path at once and answers the first refusal: a valid
             // body, so that only the id may be wrong
