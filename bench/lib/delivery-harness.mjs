@@ -32,7 +32,7 @@ const nextUlid = monotonicFactory();
 /** The run's own WEBHOOK_SECRET_ENCRYPTION_KEY: the seed encrypts with it and the worker decrypts. */
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
-function compiled(path) {
+export function compiled(path) {
   const file = join(WORKER_DIST, path);
   if (!existsSync(file))
     throw new Error(`${file} is missing: compile first (see bench/lib/delivery-harness.mjs)`);
