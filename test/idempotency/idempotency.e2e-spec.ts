@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { IdempotencyKeysStore } from '../../src/modules/idempotency/idempotency-keys.store';
 import { IdempotencyRetention } from '../../src/modules/idempotency/idempotency-retention.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberCaller, memberWithCredentials, outboxOf, unique } from '../utils/factories';
@@ -171,6 +172,43 @@ describe('Idempotency-Key on writes', () => {
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
     expect(await outboxOf(a.app, owner.communityId, 'tweet.updated')).toHaveLength(0);
+  });
+
+  it('a write never commits beside an answer already kept under its key: the check at the commit', async () => {
+    // the claim's lock and lookup keep two runs of one key apart; this is the last line behind them,
+    // provoked by keeping an answer from another connection between the claim and the commit
+    const owner = await memberCaller(a.app, 'apiKey');
+    const store = a.app.get(IdempotencyKeysStore);
+    const id = createHash('sha256').update(randomUUID()).digest('hex');
+    const answer = {
+      requestHash: 'theirs',
+      statusCode: 201,
+      responseBody: '{"theirs":true}',
+      location: null,
+    };
+    const client = await a.prisma.pool.connect();
+    try {
+      expect(await store.claim(client, id, '4242')).toEqual({ locked: true, stored: undefined });
+      await client.query(
+        `INSERT INTO tweets (id, community_id, author_id, content, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, 'the second run', now())`,
+        [owner.communityId, owner.userId],
+      );
+      await a.prisma.pool.query(
+        `INSERT INTO idempotency_keys (id, request_hash, status_code, response_body, expires_at)
+         VALUES ($1, $2, 201, $3, now() + interval '1 hour')`,
+        [id, answer.requestHash, answer.responseBody],
+      );
+      const kept = await store.keep(client, id, { ...answer, requestHash: 'mine' }, 60_000, false);
+      expect(kept).toBe(false);
+    } finally {
+      client.release();
+    }
+    expect(await tweetsOf(owner.communityId)).toHaveLength(0);
+    const { rows } = await a.prisma.pool.query('SELECT request_hash FROM idempotency_keys WHERE id = $1', [
+      id,
+    ]);
+    expect(rows).toEqual([{ request_hash: 'theirs' }]);
   });
 
   it('a malformed key is 400 VALIDATION_ERROR naming the header, and nothing is written', async () => {

@@ -125,12 +125,13 @@ export class IdempotencyService {
     unbindConnection(keyed.bound);
     const { client } = keyed;
     const status = reply.statusCode;
+    let kept = true;
     try {
       if (status >= 500 || request.refusedBeforeHandler) {
         await this.store.abandon(client);
       } else {
         const location = reply.getHeader('location');
-        await this.store.keep(
+        kept = await this.store.keep(
           client,
           keyed.id,
           {
@@ -151,6 +152,9 @@ export class IdempotencyService {
     } finally {
       for (const run of keyed.bound.afterEnd) run();
     }
+    // another request's answer was already kept (the claim should have seen it): nothing of this
+    // one remains, and the caller's retry is answered from storage
+    if (!kept) throw Errors.idempotencyKeyInUse();
   }
 }
 
