@@ -108,6 +108,10 @@ export async function seed(db) {
 /** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
 /** The compiled API on the bench database; `extraEnv` adds to its environment (e.g. tracing's). */
 export async function startApi(extraEnv = {}) {
+  // a server already on the port (another session's bench) would answer the health check below and
+  // be measured in this one's place
+  const before = await fetch(`${BENCH_URL}/api/health`).catch(() => undefined);
+  if (before) throw new Error(`something already listens on ${BENCH_URL}: set BENCH_PORT to a free port`);
   const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
   // BENCH_API_NODE_ARGS: flags for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
