@@ -4,15 +4,14 @@
 // run in the same invocation. Target: p95 ≤ 3× the floor's p95. Setup: see bench/lib/delivery-harness.mjs.
 //
 //   node bench/delivery-latency.mjs   # BENCH_RATE (200), BENCH_SECONDS (15)
-import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,
   countSucceeded,
-  insertEvents,
-  percentile,
+  latencyFigures,
   seedEndpoints,
   startReceiver,
   startWorker,
+  steadyStream,
   until,
 } from './lib/delivery-harness.mjs';
 import { ratio, runFloor } from './lib/floor.mjs';
@@ -21,23 +20,6 @@ const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const WARMUP_SECONDS = 3;
 const TARGET_P95_RATIO = 3;
-
-/** Writes events at RATE per second for `seconds`; returns messageId → wall-clock ms before its INSERT. */
-async function steadyStream(db, communityId, seconds) {
-  const sentAt = new Map();
-  const pending = [];
-  const interval = 1000 / RATE;
-  const start = performance.now();
-  for (let n = 0; n < seconds * RATE; n++) {
-    const due = start + n * interval;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const at = performance.timeOrigin + performance.now();
-    pending.push(insertEvents(db, communityId, 1).then(([id]) => sentAt.set(id, at)));
-  }
-  await Promise.all(pending);
-  return sentAt;
-}
 
 const floor = await runFloor('floor-delivery.mjs', {
   ONLY: 'latency',
@@ -51,19 +33,13 @@ let worker;
 try {
   const { communityId } = await seedEndpoints(env.db, 1, receiver.url);
   worker = await startWorker({ DATABASE_URL: env.databaseUrl, REDIS_KEY_PREFIX: env.prefix });
-  const warm = await steadyStream(env.db, communityId, WARMUP_SECONDS);
+  const warm = await steadyStream(env.db, communityId, { rate: RATE, seconds: WARMUP_SECONDS });
   await until('the warm-up deliveries', async () => (await countSucceeded(env.db)) >= warm.size, 60_000);
 
-  const sentAt = await steadyStream(env.db, communityId, SECONDS);
+  const sentAt = await steadyStream(env.db, communityId, { rate: RATE, seconds: SECONDS });
   await until('every delivery', () => [...sentAt.keys()].every((id) => receiver.firstSeen.has(id)), 120_000);
   const latencies = [...sentAt].map(([id, at]) => receiver.firstSeen.get(id) - at).sort((a, b) => a - b);
-  const service = {
-    p50Ms: Number(percentile(latencies, 50).toFixed(1)),
-    p95Ms: Number(percentile(latencies, 95).toFixed(1)),
-    p99Ms: Number(percentile(latencies, 99).toFixed(1)),
-    maxMs: Number(latencies[latencies.length - 1].toFixed(1)),
-    workerPeakRssMiB: worker.peakRssMiB(),
-  };
+  const service = { ...latencyFigures(latencies), workerPeakRssMiB: worker.peakRssMiB() };
   const p95Ratio = ratio(service.p95Ms, floor.p95Ms);
   console.log(
     JSON.stringify({

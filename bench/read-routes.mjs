@@ -29,6 +29,7 @@ import {
   insertAttempts,
   FLOOR_READ_LINE,
   FLOOR_READ_VARIANT,
+  measureRoute,
   peakRssMiB,
   ROOT,
   ROUNDS,
@@ -41,7 +42,6 @@ import {
 } from './lib/read-bench.mjs';
 
 const require = createRequire(import.meta.url);
-const autocannon = require('autocannon');
 const { PasswordService } = require(resolve(ROOT, 'dist/modules/auth/password.service.js'));
 
 const MEMBERS = 10_000;
@@ -87,21 +87,6 @@ async function seedMore(db, communityId, ownerId) {
   return endpoint.rows[0].id;
 }
 
-async function measure(path, headers) {
-  const url = `${BENCH_URL}${path}`;
-  const check = await fetch(url, { headers });
-  if (check.status !== 200) throw new Error(`${path}: ${check.status} ${(await check.text()).slice(0, 200)}`);
-  const r = await autocannon({
-    url,
-    headers,
-    connections: 16,
-    duration: 15,
-    warmup: { connections: 16, duration: 3 },
-  });
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: Math.round(r.requests.total / 15), p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
-}
-
 await ensureDatabase();
 const db = new pg.Client({ connectionString: DATABASE_URL });
 await db.connect();
@@ -125,11 +110,11 @@ try {
   const key = { 'x-api-key': apiKey };
   const bearer = { authorization: `Bearer ${token}` };
   const routes = {
-    'tweets (Bearer)': await measure('/api/sdk/tweets?page=1&limit=20', bearer),
-    'members (X-Api-Key)': await measure('/api/sdk/members?limit=20', key),
-    'me (X-Api-Key)': await measure('/api/admin/sdk/me', key),
-    'me (Bearer)': await measure('/api/admin/sdk/me', bearer),
-    'deliveries FAILED (Bearer)': await measure(
+    'tweets (Bearer)': await measureRoute('/api/sdk/tweets?page=1&limit=20', bearer),
+    'members (X-Api-Key)': await measureRoute('/api/sdk/members?limit=20', key),
+    'me (X-Api-Key)': await measureRoute('/api/admin/sdk/me', key),
+    'me (Bearer)': await measureRoute('/api/admin/sdk/me', bearer),
+    'deliveries FAILED (Bearer)': await measureRoute(
       `/api/communities/${communityId}/webhooks/${endpointId}/deliveries?status=FAILED&limit=50`,
       bearer,
     ),

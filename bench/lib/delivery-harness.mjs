@@ -386,6 +386,38 @@ export function databaseSampler(databaseUrl) {
   };
 }
 
+/**
+ * Writes tweet.created events of `communityId` at `rate` per second, each in its own autocommit INSERT,
+ * for `seconds` or until `stop()` answers true (asked before each event); returns messageId →
+ * wall-clock ms just before its INSERT (the clock the receiver's `firstSeen` reads).
+ */
+export async function steadyStream(db, communityId, { rate, seconds = Infinity, stop = () => false }) {
+  const sentAt = new Map();
+  const pending = [];
+  const interval = 1000 / rate;
+  const start = performance.now();
+  for (let n = 0; n < seconds * rate && !stop(); n++) {
+    const due = start + n * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    const at = performance.timeOrigin + performance.now();
+    pending.push(insertEvents(db, communityId, 1).then(([id]) => sentAt.set(id, at)));
+  }
+  await Promise.all(pending);
+  return sentAt;
+}
+
+/** p50, p95, p99 and the maximum of ascending latencies (ms), one decimal. */
+export function latencyFigures(sorted) {
+  const ms = (v) => Number(v.toFixed(1));
+  return {
+    p50Ms: ms(percentile(sorted, 50)),
+    p95Ms: ms(percentile(sorted, 95)),
+    p99Ms: ms(percentile(sorted, 99)),
+    maxMs: ms(sorted[sorted.length - 1]),
+  };
+}
+
 export async function countSucceeded(db) {
   const { rows } = await db.query(
     `SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'SUCCESS'`,

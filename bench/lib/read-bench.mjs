@@ -4,6 +4,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -27,6 +28,7 @@ export const TARGET_DELIVERY_LOG_P99_MS = 15;
 /** Peak RSS under load, as a multiple of the floor process's peak in the same run. */
 export const TARGET_RSS_RATIO = 1.3;
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const autocannon = createRequire(import.meta.url)('autocannon');
 
 /** Drops the bench database at the end of an invocation, unless BENCH_KEEP_DB=1 (to rerun without seeding). */
 export async function dropDatabaseUnlessKept() {
@@ -106,6 +108,10 @@ export async function seed(db) {
 /** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
 /** The compiled API on the bench database; `extraEnv` adds to its environment (e.g. tracing's). */
 export async function startApi(extraEnv = {}) {
+  // a server already on the port (another session's bench) would answer the health check below and
+  // be measured in this one's place
+  const before = await fetch(`${BENCH_URL}/api/health`).catch(() => undefined);
+  if (before) throw new Error(`something already listens on ${BENCH_URL}: set BENCH_PORT to a free port`);
   const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
   // BENCH_API_NODE_ARGS: flags for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -149,6 +155,25 @@ export async function startApi(extraEnv = {}) {
     await new Promise((r) => setTimeout(r, 100));
   }
   return child;
+}
+
+/**
+ * One route of the started API as the floor measures its own (autocannon, 16 connections, 3 s warm-up
+ * + 15 s), after one checked request: req/s, p50, p99 (autocannon's whole milliseconds).
+ */
+export async function measureRoute(path, headers) {
+  const url = `${BENCH_URL}${path}`;
+  const check = await fetch(url, { headers });
+  if (check.status !== 200) throw new Error(`${path}: ${check.status} ${(await check.text()).slice(0, 200)}`);
+  const r = await autocannon({
+    url,
+    headers,
+    connections: 16,
+    duration: 15,
+    warmup: { connections: 16, duration: 3 },
+  });
+  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: Math.round(r.requests.total / 15), p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
 }
 
 /**

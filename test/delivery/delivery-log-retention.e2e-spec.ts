@@ -121,6 +121,35 @@ describe('delivery log retention', () => {
     expect(resend.status).toBe(404);
   });
 
+  it("has autovacuum reclaim a day's deletes and analyse a day's changes, not wait for a fifth of the table", async () => {
+    // the settings autovacuum applies to the table: its own storage parameters, else the server's
+    const [settings] = await api.prisma.$queryRaw<
+      { vacuumScale: number; vacuumRows: number; analyzeScale: number; analyzeRows: number }[]
+    >`
+      WITH own AS (
+        SELECT split_part(o, '=', 1) AS name, split_part(o, '=', 2) AS value
+          FROM pg_class c, unnest(coalesce(c.reloptions, '{}')) o
+         WHERE c.oid = 'webhook_deliveries'::regclass
+      ), setting AS (
+        SELECT s.name, coalesce(own.value, s.setting)::float8 AS value
+          FROM pg_settings s LEFT JOIN own ON own.name = s.name
+         WHERE s.name IN ('autovacuum_vacuum_scale_factor', 'autovacuum_vacuum_threshold',
+                          'autovacuum_analyze_scale_factor', 'autovacuum_analyze_threshold')
+      )
+      SELECT (SELECT value FROM setting WHERE name = 'autovacuum_vacuum_scale_factor') AS "vacuumScale",
+             (SELECT value FROM setting WHERE name = 'autovacuum_vacuum_threshold') AS "vacuumRows",
+             (SELECT value FROM setting WHERE name = 'autovacuum_analyze_scale_factor') AS "analyzeScale",
+             (SELECT value FROM setting WHERE name = 'autovacuum_analyze_threshold') AS "analyzeRows"`;
+    // PostgreSQL's rule: a table is vacuumed once its dead rows exceed threshold + scale factor × rows
+    // (analysed likewise, counting inserted, updated and deleted rows); a day's prune at the 90 days'
+    // retention deletes 1/90 of the log, the log's day of inserts adds as many
+    for (const rows of [1_000_000, 10_000_000]) {
+      const day = rows / 90;
+      expect(day).toBeGreaterThan(settings.vacuumRows + settings.vacuumScale * rows);
+      expect(day).toBeGreaterThan(settings.analyzeRows + settings.analyzeScale * rows);
+    }
+  });
+
   it('walks past a chunk of messages it must keep to the old ones behind it', async () => {
     const pro = await endpointOn('PRO');
     // 5,001 messages older than the cutoff whose retries are recent (more than one chunk), then one to delete

@@ -1,0 +1,18 @@
+-- Autovacuum for the delivery log at the pace of its retention (docs/operations.md#the-delivery-logs-size).
+-- The worker deletes attempts past retention every WEBHOOK_LOG_PRUNE_INTERVAL
+-- (docs/api.md#retention-of-the-delivery-log), and later inserts reuse the freed space only once a VACUUM
+-- has marked it free (docs/product-decisions.md#5-webhooks, "Retention by deletes, not partitions").
+-- PostgreSQL's defaults vacuum a table once 20% of its rows are dead and analyse it once 10% have
+-- changed. At the default 90 days' retention a day's deletes are about 1/90 of the log: deletes alone
+-- would reach the 20% after about 18 days, the table growing meanwhile by what they freed.
+--
+-- 0.01: autovacuum comes once about a day's deletes (1/90 = 0.011 of the table) are dead, the cadence at
+-- which the retention bench runs its VACUUM and under which the table's size stayed flat (bench/README.md,
+-- "Retention of the delivery log at 10⁷ attempts"). FREE's 30 days (1/30 a day) reach it sooner, and the
+-- log's own updates (each attempt's finish) add dead row versions of their own. Not lower: a run with
+-- more than a few dead rows reads each of the table's indexes whole, so vacuuming far more often than
+-- the deletes accumulate costs that reading for little space.
+-- ANALYZE at the same 0.01: it samples a fixed number of rows whatever the table's size, so it stays
+-- cheap, and the statistics of created_at (whose range moves a day a day at both ends) stay within a day.
+-- The thresholds in rows keep their default (50): they matter only while the table is small.
+ALTER TABLE webhook_deliveries SET (autovacuum_vacuum_scale_factor = 0.01, autovacuum_analyze_scale_factor = 0.01);
