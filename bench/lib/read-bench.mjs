@@ -115,12 +115,6 @@ export async function startApi(extraEnv = {}) {
   const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
   // BENCH_API_NODE_ARGS: flags for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
   const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // another bench's API on the port would answer the health check below and be measured instead
-  const answered = await fetch(`${BENCH_URL}/api/health`).then(
-    () => true,
-    () => false,
-  );
-  if (answered) throw new Error(`port ${PORT} is taken by another server: set BENCH_PORT`);
   const child = ownChild(
     spawn(process.execPath, [...nodeArgs, resolve(dist, 'main.js')], {
       env: {
