@@ -18,7 +18,14 @@ CREATE FUNCTION idempotency_claim(
   OUT stored_status_code integer,
   OUT stored_response_body text,
   OUT stored_location text
-) LANGUAGE plpgsql VOLATILE AS $$
+) LANGUAGE plpgsql VOLATILE
+-- The lookup's plan is kept for the connection's life. Planned while the table's statistics say it is
+-- empty (a new deployment, or before autovacuum's first ANALYZE), it would be a sequential scan, kept
+-- as the table fills: each claim read the whole table and keyed writes fell to half their rate within
+-- a bench run (bench/README.md#idempotent-writes). The lookup is one probe of the primary key whatever
+-- the statistics say.
+SET enable_seqscan = off
+AS $$
 BEGIN
   locked := pg_try_advisory_xact_lock(p_lock_key);
   PERFORM set_config('app.counters_at_commit', 'on', true);
