@@ -31,7 +31,6 @@ const { runFloor } = await import('./lib/floor.mjs');
 const bench = await import('./lib/read-bench.mjs');
 
 const require = createRequire(import.meta.url);
-const autocannon = require('autocannon');
 
 const list = (value, fallback) => (value ?? fallback).split(',').filter(Boolean);
 const PARTS = list(process.env.BENCH_CURVE_PARTS, 'reads,fanout,workers');
@@ -98,20 +97,6 @@ async function growTo(db, { communityId, ownerId, endpointId }, size) {
   return Date.now() - started;
 }
 
-async function latency(url, headers) {
-  const check = await fetch(url, { headers });
-  if (check.status !== 200) throw new Error(`${url}: ${check.status} ${(await check.text()).slice(0, 200)}`);
-  const r = await autocannon({
-    url,
-    headers,
-    connections: 16,
-    duration: SECONDS,
-    warmup: { connections: 16, duration: 3 },
-  });
-  if (r.non2xx || r.errors || r.timeouts) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: Math.round(r.requests.total / SECONDS), p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
-}
-
 async function reads() {
   await bench.ensureDatabase();
   const db = new pg.Client({ connectionString: bench.DATABASE_URL });
@@ -144,12 +129,15 @@ async function reads() {
           benchmark: 'cost-curve:reads',
           rows: size,
           seededMs,
-          tweetsPage: await latency(`${bench.BENCH_URL}/api/sdk/tweets?page=1&limit=20`, {
-            'x-api-key': apiKey,
-          }),
-          deliveryLogFailed: await latency(
-            `${bench.BENCH_URL}/api/communities/${curve.communityId}/webhooks/${curve.endpointId}/deliveries?status=FAILED&limit=50`,
+          tweetsPage: await bench.measureRoute(
+            '/api/sdk/tweets?page=1&limit=20',
+            { 'x-api-key': apiKey },
+            SECONDS,
+          ),
+          deliveryLogFailed: await bench.measureRoute(
+            `/api/communities/${curve.communityId}/webhooks/${curve.endpointId}/deliveries?status=FAILED&limit=50`,
             { authorization: `Bearer ${token}` },
+            SECONDS,
           ),
           floorBestAt300k: floor,
         };

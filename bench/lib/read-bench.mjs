@@ -153,9 +153,9 @@ export async function startApi(extraEnv = {}) {
 
 /**
  * One route of the started API as the floor measures its own (autocannon, 16 connections, 3 s warm-up
- * + 15 s), after one checked request: req/s, p50, p99 (autocannon's whole milliseconds).
+ * + `seconds`, 15 as the floor's), after one checked request: req/s, p50, p99 (autocannon's whole milliseconds).
  */
-export async function measureRoute(path, headers) {
+export async function measureRoute(path, headers, seconds = 15) {
   const url = `${BENCH_URL}${path}`;
   const check = await fetch(url, { headers });
   if (check.status !== 200) throw new Error(`${path}: ${check.status} ${(await check.text()).slice(0, 200)}`);
@@ -163,11 +163,11 @@ export async function measureRoute(path, headers) {
     url,
     headers,
     connections: 16,
-    duration: 15,
+    duration: seconds,
     warmup: { connections: 16, duration: 3 },
   });
   if (r.non2xx || r.errors || r.timeouts) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: Math.round(r.requests.total / 15), p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
+  return { rps: Math.round(r.requests.total / seconds), p50Ms: r.latency.p50, p99Ms: r.latency.p99 };
 }
 
 /**
