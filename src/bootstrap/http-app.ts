@@ -219,7 +219,7 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
     fastify.addHook('onSend', (request, reply, payload, done) => {
       if ((request as AppRequest).idempotency === undefined) return done(null, payload);
       idempotency.finish(request as AppRequest, reply, payload).then(
-        () => done(null, payload),
+        (answer) => done(null, answer),
         (err: Error) => done(err),
       );
     });

@@ -9,7 +9,7 @@ const ERROR_CODE = Symbol('cp.errorCode');
 
 type WithCode = ServerResponse & { [ERROR_CODE]?: string };
 
-export function setResponseErrorCode(res: ServerResponse, code: string): void {
+export function setResponseErrorCode(res: ServerResponse, code: string | undefined): void {
   (res as WithCode)[ERROR_CODE] = code;
 }
 

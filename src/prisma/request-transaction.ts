@@ -14,8 +14,8 @@ export class BoundConnection {
   /** Prisma transactions joined one after the other: a savepoint belongs to one of them at a time. */
   private joined: Promise<void> = Promise.resolve();
   private savepoints = 0;
-  /** work to run once the request's transaction has ended (cache invalidations, see runAfterCommit) */
-  readonly afterEnd: (() => void)[] = [];
+  /** work to run once the request's transaction has committed (cache invalidations, see runAfterCommit) */
+  readonly afterCommit: (() => void)[] = [];
 
   constructor(readonly client: PoolClient) {}
 
@@ -53,12 +53,15 @@ export function unbindConnection(bound: BoundConnection): void {
 }
 
 /**
- * Runs `fn` once the current request's transaction has ended, or now when it has none: what must
- * only happen after a commit (telling other instances to re-read a row) waits for the real one.
+ * Runs `fn` once the current request's transaction has committed the handler's writes, or now when
+ * it has none: what must only happen after a commit (telling other instances to re-read a row,
+ * queueing a job for a row) waits for the real one, and does not happen when they are rolled back.
+ * A keyed request's handler runs before its key's claim is answered (docs/idempotency.md): its
+ * effects outside PostgreSQL must come through here.
  */
 export function runAfterCommit(fn: () => void): void {
   const bound = boundConnection();
-  if (bound) bound.afterEnd.push(fn);
+  if (bound) bound.afterCommit.push(fn);
   else fn();
 }
 

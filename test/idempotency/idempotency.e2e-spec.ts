@@ -1,4 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
+import { Logger } from '@nestjs/common';
+import type { PoolClient } from 'pg';
 import { IdempotencyKeysStore } from '../../src/modules/idempotency/idempotency-keys.store';
 import { IdempotencyRetention } from '../../src/modules/idempotency/idempotency-retention.service';
 import { createTestApp, TestApp } from '../utils/app';
@@ -188,7 +191,7 @@ describe('Idempotency-Key on writes', () => {
     };
     const client = await a.prisma.pool.connect();
     try {
-      expect(await store.claim(client, id, '4242')).toEqual({ locked: true, stored: undefined });
+      expect(await store.claim(client, id, '4242', () => undefined)).toBe('claimed');
       await client.query(
         `INSERT INTO tweets (id, community_id, author_id, content, updated_at)
          VALUES (gen_random_uuid(), $1, $2, 'the second run', now())`,
@@ -202,13 +205,98 @@ describe('Idempotency-Key on writes', () => {
       const kept = await store.keep(client, id, { ...answer, requestHash: 'mine' }, 60_000, false);
       expect(kept).toBe(false);
     } finally {
-      client.release();
+      store.release(client);
     }
     expect(await tweetsOf(owner.communityId)).toHaveLength(0);
     const { rows } = await a.prisma.pool.query('SELECT request_hash FROM idempotency_keys WHERE id = $1', [
       id,
     ]);
     expect(rows).toEqual([{ request_hash: 'theirs' }]);
+  });
+
+  it("the claim and the handler's first statement leave in one write; behind a taken key, that statement never runs", async () => {
+    const owner = await memberCaller(a.app, 'apiKey');
+    const store = a.app.get(IdempotencyKeysStore);
+    const insertTweet = (client: PoolClient) =>
+      client.query(
+        `INSERT INTO tweets (id, community_id, author_id, content, updated_at)
+         VALUES (gen_random_uuid(), $1, $2, 'behind the claim', now())`,
+        [owner.communityId, owner.userId],
+      );
+    /** The socket writes `client` makes from now on. */
+    const countWrites = (client: PoolClient) => {
+      const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
+      const writes = { count: 0 };
+      for (const method of ['_write', '_writev'] as const) {
+        const original = socket[method] as (...args: unknown[]) => void;
+        socket[method] = ((...args: unknown[]) => {
+          writes.count++;
+          return original.apply(socket, args);
+        }) as never;
+      }
+      return writes;
+    };
+
+    const client = await a.prisma.pool.connect();
+    try {
+      const writes = countWrites(client);
+      const claimed = store.claim(
+        client,
+        createHash('sha256').update(randomUUID()).digest('hex'),
+        '4343',
+        () => fail('refused'),
+      );
+      const inserted = insertTweet(client);
+      expect(await claimed).toBe('claimed');
+      await inserted;
+      expect(writes.count).toBe(1);
+      await store.abandon(client);
+    } finally {
+      store.release(client);
+    }
+
+    // another session holds the key's lock: the claim raises, and the INSERT sent behind it fails unrun
+    const holder = await a.prisma.pool.connect();
+    const refused = await a.prisma.pool.connect();
+    const seen: string[] = [];
+    try {
+      await holder.query('BEGIN; SELECT pg_advisory_xact_lock(4444)');
+      const claim = store.claim(
+        refused,
+        createHash('sha256').update(randomUUID()).digest('hex'),
+        '4444',
+        () => seen.push('claim refused'),
+      );
+      const insert = insertTweet(refused).catch((err: { code?: string }) => seen.push(`insert ${err.code}`));
+      expect(await claim).toBe('in-use');
+      await insert;
+      // told before the statement's failure, so the handler's error is known for the key's, not a fault
+      expect(seen).toEqual(['claim refused', 'insert 25P02']);
+      await store.abandon(refused);
+    } finally {
+      store.release(refused);
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect(await tweetsOf(owner.communityId)).toHaveLength(0);
+  });
+
+  it('a repeat overrules its handler quietly: no error is logged for the statements that failed behind the claim', async () => {
+    const owner = await memberCaller(a.app, 'apiKey');
+    const key = randomUUID();
+    expect((await post(a, owner.auth, key, { content: 'logged once' })).status).toBe(201);
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    try {
+      const again = await post(a, owner.auth, key, { content: 'logged once' });
+      expect(again.status).toBe(201);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      const reused = await post(a, owner.auth, key, { content: 'another body' });
+      expect(reused.status).toBe(422);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+    expect(await tweetsOf(owner.communityId)).toHaveLength(1);
   });
 
   it('a malformed key is 400 VALIDATION_ERROR naming the header, and nothing is written', async () => {

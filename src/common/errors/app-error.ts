@@ -149,9 +149,3 @@ export function markRefusedBeforeHandler(err: unknown): void {
 export function wasRefusedBeforeHandler(err: unknown): boolean {
   return typeof err === 'object' && err !== null && refusedBeforeHandler.has(err);
 }
-
-/**
- * Thrown once a request was answered from an Idempotency-Key's stored answer, so that its handler
- * does not run; the exception filter sends nothing more.
- */
-export class AnsweredFromStorage extends Error {}

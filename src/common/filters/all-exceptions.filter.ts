@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { AnsweredFromStorage, AppError, Errors, wasRefusedBeforeHandler } from '../errors/app-error';
+import { AppError, Errors, wasRefusedBeforeHandler } from '../errors/app-error';
 import { toErrorResponse } from '../errors/error-response';
 import { CREDENTIAL_CHECK, type CredentialCheck } from '../http/credential-check';
 import type { AppRequest } from '../http/request-context';
@@ -21,8 +21,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<AppRequest>();
-    // the guard already sent an Idempotency-Key's stored answer
-    if (exception instanceof AnsweredFromStorage) return;
     if (wasRefusedBeforeHandler(exception)) request.refusedBeforeHandler = true;
     let error = exception;
     if (exception instanceof NotFoundException && !(exception instanceof AppError)) {
@@ -31,7 +29,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
         : Errors.unauthorized();
     }
     const response = toErrorResponse(error);
-    if (response.status >= 500 && !(error instanceof AppError)) {
+    // a handler overruled by its Idempotency-Key failed as meant to; the key's answer replaces this one
+    if (response.status >= 500 && !(error instanceof AppError) && !request.handlerOverruled) {
       // Deliberate 5xx answers (WEBHOOK_TEST_FAILED) are outcomes, not faults: only the unexpected is logged.
       this.logger.error({ err: exception }, 'Unhandled error');
     }

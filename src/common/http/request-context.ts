@@ -45,4 +45,9 @@ export interface AppRequest extends FastifyRequest {
   refusedBeforeHandler?: boolean;
   /** the Idempotency-Key transaction this request runs in (src/modules/idempotency) */
   idempotency?: unknown;
+  /**
+   * the request's Idempotency-Key turned out to be another request's: its handler ran ahead of that
+   * answer, its statements failed unrun, and the answer sent is the key's (src/modules/idempotency)
+   */
+  handlerOverruled?: boolean;
 }

@@ -1,5 +1,4 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
 import type { AppRequest } from '../../common/http/request-context';
 import { IdempotencyService } from './idempotency.service';
 
@@ -17,6 +16,6 @@ export class IdempotencyGuard implements CanActivate {
     const http = context.switchToHttp();
     const request = http.getRequest<AppRequest>();
     if (request.headers['idempotency-key'] === undefined) return true;
-    return this.idempotency.begin(request, http.getResponse<FastifyReply>()).then(() => true);
+    return this.idempotency.begin(request).then(() => true);
   }
 }

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { PoolClient } from 'pg';
-import { AnsweredFromStorage, Errors } from '../../common/errors/app-error';
+import { Errors } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
 import { bindConnection, type BoundConnection, unbindConnection } from '../../prisma/request-transaction';
-import { IdempotencyKeysStore } from './idempotency-keys.store';
+import { type ClaimOutcome, IdempotencyKeysStore } from './idempotency-keys.store';
+import { setResponseErrorCode } from '../../logging/error-code';
 
 /** The header a caller names a write with, and the one a stored answer comes back with. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -25,6 +26,8 @@ interface KeyedRequest {
   requestHash: string;
   client: PoolClient;
   bound: BoundConnection;
+  /** what the claim found; the handler runs meanwhile, its statements behind the claim */
+  claim: Promise<ClaimOutcome>;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -58,12 +61,13 @@ export class IdempotencyService {
   }
 
   /**
-   * Called by the last guard. Nothing to do without the header. Otherwise: a malformed key is a
-   * 400; a key whose answer is stored is answered from storage (or 422 for another request); a key
-   * another request holds is a 409; else the request's transaction is open and its statements
-   * bound to it until `finish`.
+   * Called by the last guard. Nothing to do without the header; a malformed key is a 400. Otherwise
+   * the request's transaction is opened and the key claimed in it, and its statements are bound to
+   * it until `finish`. The claim is not awaited: the handler runs at once and its statements follow
+   * the claim on the connection, in the same round trip (IdempotencyKeysStore.claim). If the key
+   * turns out to be another's, those statements fail without running, and `finish` answers for the key.
    */
-  async begin(request: AppRequest, reply: FastifyReply): Promise<void> {
+  async begin(request: AppRequest): Promise<void> {
     const header = request.headers['idempotency-key'];
     if (header === undefined || !IdempotencyService.keyedRoute(request.method, request.routeOptions.url))
       return;
@@ -81,53 +85,37 @@ export class IdempotencyService {
     const requestHash = sha256(`${request.method} ${request.url}\n${request.rawBody ?? ''}`);
 
     const client = await this.prisma.pool.connect();
-    let claim;
-    try {
-      claim = await this.store.claim(client, id, lockKey);
-    } catch (err) {
-      client.release(err as Error);
-      throw err;
-    }
-    if (claim.stored || !claim.locked) {
-      await this.store.abandon(client).then(
-        () => client.release(),
-        (err: Error) => client.release(err),
-      );
-      if (!claim.stored) throw Errors.idempotencyKeyInUse();
-      if (claim.stored.requestHash !== requestHash) throw Errors.idempotencyKeyReused();
-      const { statusCode, responseBody, location } = claim.stored;
-      void reply
-        .status(statusCode)
-        .header(REPLAYED_HEADER, 'true')
-        .header('content-type', 'application/json; charset=utf-8');
-      if (location !== null) void reply.header('location', location);
-      void reply.send(responseBody);
-      throw new AnsweredFromStorage();
-    }
     const bound = bindConnection(client);
     if (!bound) {
-      await this.store.abandon(client).finally(() => client.release());
+      client.release();
       throw new Error('an Idempotency-Key request outside a request scope');
     }
-    request.idempotency = { id, requestHash, client, bound } satisfies KeyedRequest;
+    const claim = this.store.claim(client, id, lockKey, () => (request.handlerOverruled = true));
+    // awaited by finish; a failed claim fails the handler's statements too, and finish reports it
+    claim.catch(() => undefined);
+    request.idempotency = { id, requestHash, client, bound, claim } satisfies KeyedRequest;
   }
 
   /**
-   * The reply's onSend hook: keeps the answer with the handler's writes in one commit, or ends the
-   * transaction without either when the answer is not kept (a 5xx, a refusal before the handler).
-   * A 4xx is kept without the handler's writes. If the commit fails the request answers 500 and
-   * nothing of it remains.
+   * The reply's onSend hook; returns the payload to send. When the claim found the key another's,
+   * the transaction is rolled back and the answer is the key's: its kept answer replayed, or 422 for
+   * another request, or 409 while it runs. Otherwise the answer is kept with the handler's writes in
+   * one commit, or the transaction ends without either when the answer is not kept (a 5xx, a refusal
+   * before the handler). A 4xx is kept without the handler's writes. If the commit fails the request
+   * answers 500 and nothing of it remains.
    */
-  async finish(request: AppRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+  async finish(request: AppRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const keyed = request.idempotency as KeyedRequest | undefined;
-    if (!keyed) return;
+    if (!keyed) return payload;
     request.idempotency = undefined;
     unbindConnection(keyed.bound);
     const { client } = keyed;
     const status = reply.statusCode;
+    let outcome: ClaimOutcome;
     let kept = true;
     try {
-      if (status >= 500 || request.refusedBeforeHandler) {
+      outcome = await keyed.claim;
+      if (outcome !== 'claimed' || status >= 500 || request.refusedBeforeHandler) {
         await this.store.abandon(client);
       } else {
         const location = reply.getHeader('location');
@@ -144,17 +132,32 @@ export class IdempotencyService {
           status >= 400,
         );
       }
-      client.release();
+      this.store.release(client);
     } catch (err) {
       this.logger.error({ err }, 'could not end an Idempotency-Key transaction');
-      client.release(err as Error);
+      this.store.release(client, err as Error);
       throw err;
-    } finally {
-      for (const run of keyed.bound.afterEnd) run();
     }
-    // another request's answer was already kept (the claim should have seen it): nothing of this
-    // one remains, and the caller's retry is answered from storage
-    if (!kept) throw Errors.idempotencyKeyInUse();
+    // effects outside PostgreSQL (cache invalidations, queued jobs) follow a commit only
+    if (outcome === 'claimed' && kept && status < 400 && !request.refusedBeforeHandler)
+      for (const run of keyed.bound.afterCommit) run();
+    if (outcome === 'claimed' && kept) return payload;
+    // what the handler answered is not the key's answer
+    void reply.removeHeader('location');
+    // the key's first request still runs, or (rarer) kept its answer between this one's claim and
+    // commit: nothing of this one remains, and the caller's retry gets the key's answer
+    if (outcome !== 'answered') throw Errors.idempotencyKeyInUse();
+    const stored = await this.store.answer(keyed.id);
+    // expired since the claim: the caller's retry runs anew
+    if (!stored) throw Errors.idempotencyKeyInUse();
+    if (stored.requestHash !== keyed.requestHash) throw Errors.idempotencyKeyReused();
+    setResponseErrorCode(reply.raw, undefined);
+    void reply
+      .status(stored.statusCode)
+      .header(REPLAYED_HEADER, 'true')
+      .header('content-type', 'application/json; charset=utf-8');
+    if (stored.location !== null) void reply.header('location', stored.location);
+    return stored.responseBody;
   }
 }
 
