@@ -16,7 +16,7 @@ describe('withPlanOnce (the prepared-statement pool plans each statement once pe
     else process.env.PGOPTIONS = saved;
   });
 
-  it('adds plan_cache_mode to the startup options pg sends', () => {
+  it('adds plan_cache_mode and jit to the startup options pg sends', () => {
     delete process.env.PGOPTIONS;
     const url = withPlanOnce('postgresql://app:pw@db.internal:5433/community?sslmode=disable');
     expect(parse(url)).toMatchObject({
@@ -25,17 +25,17 @@ describe('withPlanOnce (the prepared-statement pool plans each statement once pe
       user: 'app',
       password: 'pw',
       database: 'community',
-      options: '-c plan_cache_mode=force_generic_plan',
+      options: '-c plan_cache_mode=force_generic_plan -c jit=off',
     });
   });
 
   it("keeps DATABASE_URL's own options (pg would let them replace the pool's), else PGOPTIONS", () => {
     process.env.PGOPTIONS = '-c work_mem=8MB';
     expect(parse(withPlanOnce('postgresql://db/x?options=-c%20search_path%3Dapp')).options).toBe(
-      '-c search_path=app -c plan_cache_mode=force_generic_plan',
+      '-c search_path=app -c plan_cache_mode=force_generic_plan -c jit=off',
     );
     expect(parse(withPlanOnce('postgresql://db/x')).options).toBe(
-      '-c work_mem=8MB -c plan_cache_mode=force_generic_plan',
+      '-c work_mem=8MB -c plan_cache_mode=force_generic_plan -c jit=off',
     );
   });
 

@@ -7,8 +7,13 @@ import { routeToBoundConnection } from './request-transaction';
 
 const logger = new Logger('PrismaService');
 
-/** The setting of each connection of the prepared-statement pool (see preparedQuery). */
-const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan';
+/**
+ * The settings of each connection of the prepared-statement pool (see preparedQuery). JIT off: a
+ * generic plan does not know its LIMIT and costs a page as a tenth of the community's rows, so at
+ * 10^7 rows its estimate crossed jit_above_cost, and PostgreSQL JIT-compiled the statement at every
+ * execution (JIT code is not kept with the plan) to read 20 rows (bench/README.md#the-cost-curve).
+ */
+const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan -c jit=off';
 
 /**
  * The Prisma client over a pg pool (Prisma 7 driver adapter: no query-engine binary). The pool is

@@ -132,4 +132,28 @@ describe('hot reads are planned once per connection', () => {
       );
     }
   });
+  it('never JIT-compiles a hot read, however large the estimate of its generic plan', async () => {
+    // A generic plan costs a page as a tenth of the community's rows: at 10^7 tweets the estimate
+    // crossed jit_above_cost and every request paid a JIT compilation to read 20 rows. Here the
+    // threshold is lowered to 0 on the prepared pool's one connection, so any JIT would show.
+    const member = await memberWithCredentials(t.app, { plan: 'PRO', role: 'OWNER' });
+    for (let i = 0; i < 2; i++) {
+      const res = await call(t.app, 'GET', '/api/sdk/tweets', {
+        apiKey: member.apiKey,
+        query: { limit: '20' },
+      });
+      expect(res.status).toBe(200);
+    }
+    const pool = t.prisma.preparedPool!;
+    expect((await pool.query<{ jit: string }>('SHOW jit')).rows[0].jit).toBe('off');
+    await pool.query('SET jit_above_cost = 0');
+    try {
+      const { rows } = await pool.query<{ 'QUERY PLAN': string }>(
+        `EXPLAIN (ANALYZE) EXECUTE "newest-first:tweets"('${member.community.id}', 20, 0)`,
+      );
+      expect(rows.map((row) => row['QUERY PLAN']).join('\n')).not.toMatch(/JIT/);
+    } finally {
+      await pool.query('RESET jit_above_cost');
+    }
+  });
 });
