@@ -231,6 +231,8 @@ export async function startWorker(env) {
         WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
         WEBHOOK_SECRET_ENCRYPTION_KEY: ENCRYPTION_KEY,
         REDIS_URL,
+        // several workers run side by side (BENCH_WORKERS): each would take the worker's metrics port
+        METRICS_PORT: '0',
         ...env,
       },
       stdio: ['ignore', 'inherit', 'inherit'],
