@@ -113,15 +113,20 @@ describe('a FIFO endpoint under two API instances, two workers, a SIGKILL and a 
     expect(runs).toEqual(raised);
     expect(received.filter((id) => id === raised[9]).length).toBeGreaterThanOrEqual(3);
     expect(maxInFlight).toBe(1);
-    const successes = () =>
-      first.prisma.webhookDelivery.groupBy({
-        by: ['messageId'],
-        where: { endpointId: created.body.data.id as string, status: 'SUCCESS' },
-        _count: true,
-      });
     // the worker records the last attempt's outcome after its receiver has answered
-    await waitFor('every outcome recorded', async () => (await successes()).length >= EVENTS, 30_000, 50);
-    const succeeded = await successes();
+    const succeeded = await waitFor(
+      'every outcome recorded',
+      async () => {
+        const rows = await first.prisma.webhookDelivery.groupBy({
+          by: ['messageId'],
+          where: { endpointId: created.body.data.id as string, status: 'SUCCESS' },
+          _count: true,
+        });
+        return rows.length >= EVENTS && rows;
+      },
+      30_000,
+      50,
+    );
     expect(succeeded).toHaveLength(EVENTS);
     expect(succeeded.every((row) => row._count === 1)).toBe(true);
   });

@@ -5,10 +5,10 @@ import type { PoolClient } from 'pg';
 import { Errors } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
+import { setResponseErrorCode } from '../../logging/error-code';
 import { PrismaService } from '../../prisma/prisma.service';
 import { bindConnection, type BoundConnection, unbindConnection } from '../../prisma/request-transaction';
 import { type ClaimOutcome, IdempotencyKeysStore } from './idempotency-keys.store';
-import { setResponseErrorCode } from '../../logging/error-code';
 
 /** The header a caller names a write with, and the one a stored answer comes back with. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -138,10 +138,12 @@ export class IdempotencyService {
       this.store.release(client, err as Error);
       throw err;
     }
-    // effects outside PostgreSQL (cache invalidations, queued jobs) follow a commit only
-    if (outcome === 'claimed' && kept && status < 400 && !request.refusedBeforeHandler)
-      for (const run of keyed.bound.afterCommit) run();
-    if (outcome === 'claimed' && kept) return payload;
+    if (outcome === 'claimed' && kept) {
+      // effects outside PostgreSQL (cache invalidations, queued jobs) follow a commit of the handler's
+      // writes only: a 4xx (and a refusal before the handler, a 400) is kept without them
+      if (status < 400) for (const run of keyed.bound.afterCommit) run();
+      return payload;
+    }
     // what the handler answered is not the key's answer
     void reply.removeHeader('location');
     // the key's first request still runs, or (rarer) kept its answer between this one's claim and
