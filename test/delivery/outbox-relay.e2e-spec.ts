@@ -14,7 +14,7 @@ describe('outbox relay statement', () => {
   let db: IsolatedDatabase;
   let api: TestApp;
   let store: WorkerOutboxStore;
-  const WIDE: RelayLimits = { rows: 200, attempts: 5_000 };
+  const WIDE: RelayLimits = { rows: 200, attempts: 5_000, claims: 0 };
 
   beforeAll(async () => {
     db = await createIsolatedDatabase('relay');
@@ -124,6 +124,134 @@ describe('outbox relay statement', () => {
     }
   });
 
+  it('writes its first `claims` attempts on unordered endpoints claimed, in order, and answers each with its endpoint', async () => {
+    const community = await createCommunity(api.app);
+    const fifo = await endpoint(community.id, ['tweet.created']);
+    await api.prisma.webhookEndpoint.update({ where: { id: fifo.id }, data: { ordering: 'fifo' } });
+    const first = await endpoint(community.id, ['tweet.created']);
+    const second = await endpoint(community.id, ['tweet.created']);
+    // what the endpoint's health follows (EndpointHealth), read as the claim statement reads it
+    const failingSince = new Date('2026-02-01T00:00:00.123Z');
+    const lastSuccessAt = new Date('2026-01-31T23:00:00.456Z');
+    await api.prisma.webhookEndpoint.update({
+      where: { id: first.id },
+      data: { consecutiveFailures: 2, failingSince, lastSuccessAt },
+    });
+    // a secret (its bytes are never opened here): the claim carries its version, the newest creation time
+    const secretCreatedAt = new Date('2026-02-03T04:05:06.789Z');
+    await api.prisma.webhookSecret.create({
+      data: {
+        communityId: community.id,
+        endpointId: first.id,
+        keyId: 'k',
+        iv: Buffer.alloc(12),
+        ciphertext: Buffer.alloc(32),
+        authTag: Buffer.alloc(16),
+        createdAt: secretCreatedAt,
+      },
+    });
+    const ids = await events(community.id, 2, 'tweet.created', 'req-relay-claims');
+
+    const relayed = await store.relayOutboxBatch({ ...WIDE, claims: 3 });
+
+    // the FIFO endpoint's attempts are never claimed here (its head is claimed in queue order)
+    expect(relayed.map((e) => e.claims.map((c) => c.endpointId))).toEqual([
+      [first.id, second.id],
+      [first.id],
+    ]);
+    const rows = await api.prisma.webhookDelivery.findMany({ where: { messageId: { in: ids } } });
+    const startedOf = (messageId: string, endpointId: string) =>
+      rows.find((r) => r.messageId === messageId && r.endpointId === endpointId)!.startedAt;
+    expect(startedOf(ids[0], first.id)).not.toBeNull();
+    expect(startedOf(ids[0], second.id)).not.toBeNull();
+    expect(startedOf(ids[1], first.id)).not.toBeNull();
+    expect(startedOf(ids[1], second.id)).toBeNull();
+    expect(startedOf(ids[0], fifo.id)).toBeNull();
+    const [claim] = relayed[0].claims;
+    expect(claim.claim).toMatchObject({
+      deliveryId: rows.find((r) => r.messageId === ids[0] && r.endpointId === first.id)!.id,
+      requestId: 'req-relay-claims',
+      traceparent: null,
+      endpoint: {
+        url: first.url,
+        is_active: true,
+        disabled_at: null,
+        ordering: 'unordered',
+        rate_limit: null,
+        custom_headers: null,
+        consecutive_failures: 2,
+        failing_since: failingSince,
+        last_success_at: lastSuccessAt,
+      },
+    });
+    expect(claim.claim.secretsVersion).toBe(secretCreatedAt.getTime());
+    expect(relayed[0].claims[1].claim.secretsVersion).toBeNull();
+  });
+
+  it('does not claim for the endpoints it is told have no free slot, and claims the next ones instead', async () => {
+    const community = await createCommunity(api.app);
+    const full = await endpoint(community.id, ['tweet.created']);
+    const free = await endpoint(community.id, ['tweet.created']);
+    const ids = await events(community.id, 2);
+
+    const relayed = await store.relayOutboxBatch({ ...WIDE, claims: 2, notClaimedFor: [full.id] });
+
+    expect(relayed.map((e) => e.claims.map((c) => c.endpointId))).toEqual([[free.id], [free.id]]);
+    const claimedRows = await api.prisma.webhookDelivery.findMany({
+      where: { messageId: { in: ids }, startedAt: { not: null } },
+    });
+    expect(claimedRows.map((r) => r.endpointId)).toEqual([free.id, free.id]);
+  });
+
+  it('does not claim a pair whose row already exists', async () => {
+    const community = await createCommunity(api.app);
+    const target = await endpoint(community.id, ['tweet.created']);
+    const [event] = await events(community.id, 1);
+    await api.prisma.webhookDelivery.create({
+      data: {
+        communityId: community.id,
+        endpointId: target.id,
+        messageId: event,
+        eventType: 'tweet.created',
+        attempt: 1,
+      },
+    });
+
+    const [relayed] = await store.relayOutboxBatch({ ...WIDE, claims: 5 });
+
+    expect(relayed.claims).toEqual([]);
+    const [row] = await api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
+    expect(row.startedAt).toBeNull();
+  });
+
+  it('commits synchronously when it claimed, as a claim does, and without waiting for the flush otherwise', async () => {
+    const community = await createCommunity(api.app);
+    await endpoint(community.id, ['tweet.created']);
+    // inside a transaction of the test's own, the setting the statement made for its commit can be read
+    const pool = new Pool({ connectionString: db.url, max: 1 });
+    const oneConnection = new WorkerOutboxStore({
+      pool,
+      statementName: (name: string) => name,
+    } as unknown as PrismaService);
+    const commitModeAfter = async (claims: number) => {
+      await events(community.id, 1);
+      await pool.query('BEGIN');
+      try {
+        const relayed = await oneConnection.relayOutboxBatch({ ...WIDE, claims });
+        const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+        return { claimed: relayed.flatMap((e) => e.claims).length, mode: rows[0].synchronous_commit };
+      } finally {
+        await pool.query('ROLLBACK');
+      }
+    };
+    try {
+      expect(await commitModeAfter(1)).toEqual({ claimed: 1, mode: 'on' });
+      expect(await commitModeAfter(0)).toEqual({ claimed: 0, mode: 'off' });
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('keeps an attempt row that already exists and still returns its pair for the queue', async () => {
     const community = await createCommunity(api.app);
     const target = await endpoint(community.id, ['tweet.created']);
@@ -152,18 +280,18 @@ describe('outbox relay statement', () => {
     const ids = await events(community.id, 6);
 
     // 3 attempts per event: 3 + 3 fit in 7, a third event would make 9
-    expect((await store.relayOutboxBatch({ rows: 200, attempts: 7 })).map((e) => e.messageId)).toEqual(
-      ids.slice(0, 2),
-    );
+    expect(
+      (await store.relayOutboxBatch({ rows: 200, attempts: 7, claims: 0 })).map((e) => e.messageId),
+    ).toEqual(ids.slice(0, 2));
     expect(await relayedIds(ids)).toEqual(ids.slice(0, 2));
     // one event alone is wider than the budget: it is still taken, alone
-    expect((await store.relayOutboxBatch({ rows: 200, attempts: 2 })).map((e) => e.messageId)).toEqual([
-      ids[2],
-    ]);
+    expect(
+      (await store.relayOutboxBatch({ rows: 200, attempts: 2, claims: 0 })).map((e) => e.messageId),
+    ).toEqual([ids[2]]);
     // the row lock bounds the batch below the budget
-    expect((await store.relayOutboxBatch({ rows: 2, attempts: 5_000 })).map((e) => e.messageId)).toEqual(
-      ids.slice(3, 5),
-    );
+    expect(
+      (await store.relayOutboxBatch({ rows: 2, attempts: 5_000, claims: 0 })).map((e) => e.messageId),
+    ).toEqual(ids.slice(3, 5));
     expect(await api.prisma.webhookDelivery.count({ where: { messageId: { in: ids } } })).toBe(15);
     expect((await store.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([ids[5]]);
   });
@@ -189,7 +317,7 @@ describe('outbox relay statement', () => {
       Array.from({ length: 8 }, async () => {
         const mine: string[] = [];
         for (;;) {
-          const batch = await store.relayOutboxBatch({ rows: 10, attempts: 5_000 });
+          const batch = await store.relayOutboxBatch({ rows: 10, attempts: 5_000, claims: 0 });
           if (batch.length === 0) return mine;
           mine.push(...batch.map((e) => e.messageId));
         }

@@ -73,7 +73,7 @@ interface ClaimRow extends EndpointState {
  * signs, so an attempt claimed after a rotation committed carries the new secret's signature. The
  * same expression as LiveSecrets.version; an index-only look-up on (community_id, endpoint_id, created_at).
  */
-const SECRETS_VERSION = `(SELECT round(extract(epoch FROM max(s.created_at)) * 1000)::float8
+export const SECRETS_VERSION = `(SELECT round(extract(epoch FROM max(s.created_at)) * 1000)::float8
           FROM webhook_secrets s WHERE s.community_id = e.community_id AND s.endpoint_id = e.id)`;
 
 interface BatchClaimRow extends ClaimRow {

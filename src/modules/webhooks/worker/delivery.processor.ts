@@ -182,10 +182,35 @@ export class DeliveryProcessor extends WorkerHost {
    * Runs an attempt this worker relayed itself, without its queue job, when a slot of its endpoint
    * is free right now (LocalDeliveries); false when none was and nothing was sent: queue it.
    */
-  async runIfSlotFree(job: DeliveryJobData): Promise<boolean> {
+  async runIfSlotFree(job: DeliveryJobData, claimed?: AttemptClaim): Promise<boolean> {
     if (job.fifo && (await this.sendFifo(job)) !== 'unordered') return true;
-    const { early, claim } = this.earlyClaim(job);
-    return this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim()), early);
+    const { early, claim } = claimed ? this.relayClaim(job, claimed) : this.earlyClaim(job);
+    if (await this.slots.runIfFree(job.endpointId, (sent) => this.deliver(job, sent, claim()), early))
+      return true;
+    // no slot: a claim the relay made is given back before the job is queued (undo runs once)
+    if (claimed) await early.undo();
+    return false;
+  }
+
+  /** The endpoints whose attempts runIfSlotFree would turn away now (EndpointSlots.fullEndpoints). */
+  endpointsWithoutFreeSlot(): string[] {
+    return this.slots.fullEndpoints();
+  }
+
+  /** A claim the relay statement made (LocalDeliveries): nothing to start; undone at most once. */
+  private relayClaim(
+    job: DeliveryJobData,
+    claimed: AttemptClaim,
+  ): { early: EarlyWork; claim: () => Promise<AttemptClaim> } {
+    let undone: Promise<void> | undefined;
+    const early: EarlyWork = {
+      start: () => undefined,
+      undo: () =>
+        (undone ??= claimed.deliveryId
+          ? this.deliveries.unclaim(claimed.deliveryId, job.communityId)
+          : Promise.resolve()),
+    };
+    return { early, claim: () => Promise.resolve(claimed) };
   }
 
   /**

@@ -238,7 +238,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   async runIfFree(endpointId: string, work: SlotWork, early: EarlyWork): Promise<boolean> {
     const state = this.state(endpointId);
     // jobs of this endpoint already wait here: the newcomer must not pass them
-    if (state.waiters.length > 0 || state.held.size >= this.capacity) return this.forget(endpointId, state);
+    if (this.full(state)) return this.forget(endpointId, state);
     early.start();
     const [lease] = await this.acquire(endpointId, '');
     if (!lease) {
@@ -249,6 +249,15 @@ export class EndpointSlots implements OnApplicationShutdown {
     state.lastProgressAt = performance.now();
     await this.holding(endpointId, state, lease, work);
     return true;
+  }
+
+  /** The endpoints runIfFree turns away now without asking Redis: this worker holds all their slots, or jobs wait. */
+  fullEndpoints(): string[] {
+    return [...this.endpoints].filter(([, state]) => this.full(state)).map(([endpointId]) => endpointId);
+  }
+
+  private full(state: EndpointState): boolean {
+    return state.waiters.length > 0 || state.held.size >= this.capacity;
   }
 
   /** Drops what this worker knows of an endpoint it neither holds nor waits for; false. */

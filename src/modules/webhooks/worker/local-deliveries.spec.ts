@@ -2,13 +2,14 @@ import { loadConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import type { DeliveryQueue } from '../core/delivery-queue.service';
 import type { DeliveryProcessor } from './delivery.processor';
-import { LocalDeliveries } from './local-deliveries';
+import type { AttemptClaim } from './delivery-attempts.store';
+import { LocalDeliveries, relayedAttemptKey } from './local-deliveries';
 
 /** The relayed attempts a worker runs itself, and those it leaves to the queue. */
 describe('LocalDeliveries', () => {
   const job = (n: number) => ({ messageId: `m${n}`, endpointId: 'e', attempt: 1 }) as DeliveryJobData;
 
-  function setUp(concurrency: number, run: (job: DeliveryJobData) => Promise<boolean>) {
+  function setUp(concurrency: number, run: (job: DeliveryJobData, claim?: AttemptClaim) => Promise<boolean>) {
     const config = loadConfig({ ...process.env, WORKER_CONCURRENCY: String(concurrency) }).config;
     const queued: DeliveryJobData[] = [];
     const queue = { addAll: async (jobs: DeliveryJobData[]) => void queued.push(...jobs) };
@@ -36,6 +37,30 @@ describe('LocalDeliveries', () => {
     expect(left.map((j) => j.messageId)).toEqual(['m3']);
     // no room while those two run
     expect(local.offer([job(4)]).map((j) => j.messageId)).toEqual(['m4']);
+    finish();
+    await local.stop(1_000);
+  });
+
+  it('starts the attempts the relay claimed for it first, with their claims, whatever the room', async () => {
+    const started: [string, AttemptClaim | undefined][] = [];
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const { local } = setUp(10, async (j, claim) => {
+      started.push([j.messageId, claim]);
+      await finished;
+      return true;
+    });
+    const claim = { deliveryId: 'd3' } as AttemptClaim;
+    expect(local.room()).toBe(2);
+
+    const left = local.offer([job(1), job(2), job(3)], new Map([[relayedAttemptKey('m3', 'e'), claim]]));
+    // the claimed one first; the room left after it takes one more
+    expect(started).toEqual([
+      ['m3', claim],
+      ['m1', undefined],
+    ]);
+    expect(left.map((j) => j.messageId)).toEqual(['m2']);
+    expect(local.room()).toBe(0);
     finish();
     await local.stop(1_000);
   });

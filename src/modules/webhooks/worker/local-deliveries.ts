@@ -3,7 +3,11 @@ import { settledWithin } from '../../../common/async/settled-within';
 import { AppConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
+import type { AttemptClaim } from './delivery-attempts.store';
 import { DeliveryProcessor } from './delivery.processor';
+
+/** The key of a relayed attempt 1 among a batch's: its message and endpoint. */
+export const relayedAttemptKey = (messageId: string, endpointId: string) => `${messageId}.${endpointId}`;
 
 /** This worker runs at most WORKER_CONCURRENCY / this of the attempts it relays without their job. */
 const LOCAL_SHARE = 5;
@@ -33,20 +37,45 @@ export class LocalDeliveries {
     this.limit = Math.floor(config.WORKER_CONCURRENCY / LOCAL_SHARE);
   }
 
-  /** Starts the attempts there is room for now; returns the others, for the queue. */
-  offer(jobs: DeliveryJobData[]): DeliveryJobData[] {
-    const room = this.stopped ? 0 : Math.max(0, this.limit - this.running.size);
-    if (room === 0) return jobs;
-    for (const job of jobs.slice(0, room)) {
-      const run: Promise<void> = this.runOrQueue(job).finally(() => this.running.delete(run));
-      this.running.add(run);
-    }
-    return jobs.slice(room);
+  /** How many relayed attempts there is room to start here now: the relay writes up to that many claimed. */
+  room(): number {
+    return this.stopped ? 0 : Math.max(0, this.limit - this.running.size);
   }
 
-  private async runOrQueue(job: DeliveryJobData): Promise<void> {
+  /**
+   * The endpoints whose attempts the relay should not write claimed: their slots are all taken here
+   * (or jobs wait for them), so a run would give its claim back at once, a statement for nothing.
+   */
+  endpointsWithoutFreeSlot(): string[] {
+    return this.room() === 0 ? [] : this.processor.endpointsWithoutFreeSlot();
+  }
+
+  /**
+   * Starts the attempts there is room for now; returns the others, for the queue. `claimed` has the
+   * attempts the relay wrote already claimed for this worker (by relayedAttemptKey), no more than
+   * `room()` was before its statement: they start first and all, since a queued job would find its
+   * row claimed by nobody sending it.
+   */
+  offer(jobs: DeliveryJobData[], claimed: ReadonlyMap<string, AttemptClaim> = new Map()): DeliveryJobData[] {
+    const unclaimed: DeliveryJobData[] = [];
+    for (const job of jobs) {
+      const claim = claimed.get(relayedAttemptKey(job.messageId, job.endpointId));
+      if (claim) this.start(job, claim);
+      else unclaimed.push(job);
+    }
+    const room = this.room();
+    for (const job of unclaimed.slice(0, room)) this.start(job);
+    return unclaimed.slice(room);
+  }
+
+  private start(job: DeliveryJobData, claim?: AttemptClaim): void {
+    const run: Promise<void> = this.runOrQueue(job, claim).finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
+  private async runOrQueue(job: DeliveryJobData, claim?: AttemptClaim): Promise<void> {
     try {
-      if (await this.processor.runIfSlotFree(job)) return;
+      if (await this.processor.runIfSlotFree(job, claim)) return;
     } catch (err) {
       this.logger.warn({
         msg: 'delivery attempt run by its relay failed; queued',

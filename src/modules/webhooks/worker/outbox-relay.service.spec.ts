@@ -46,6 +46,7 @@ describe('deliveryJobs', () => {
     traceparent: null,
     endpointIds,
     fifoEndpointIds,
+    claims: [],
   });
 
   it('asks a FIFO endpoint once per batch, with its first attempt, and every other endpoint per event', () => {

@@ -2,7 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
-import { LocalDeliveries } from './local-deliveries';
+import type { AttemptClaim } from './delivery-attempts.store';
+import { LocalDeliveries, relayedAttemptKey } from './local-deliveries';
 import { OutboxWakeups } from './outbox-wakeups';
 import { RelayedEvent, WorkerOutboxStore } from './outbox.store';
 import { startSpan, tracingEnabled, type TraceSpan } from '../../../tracing/tracer';
@@ -93,14 +94,17 @@ export class OutboxRelay {
   /** Relays one batch; returns how many outbox rows it marked relayed. */
   async relayBatch(): Promise<number> {
     const started = Date.now();
+    // the attempts this worker has room for are written claimed, and run here at once: no claim
+    // statement, no queue round trip between the relay and their send
     const events = await this.outbox.relayOutboxBatch({
       rows: RELAY_BATCH_SIZE,
       attempts: RELAY_MAX_JOBS_PER_BATCH,
+      claims: this.local?.room() ?? 0,
+      notClaimedFor: this.local?.endpointsWithoutFreeSlot() ?? [],
     });
     const spans = tracingEnabled() ? relaySpans(events, started) : null;
-    // the attempts this worker has room for run here at once, without the queue's round trip
     const all = deliveryJobs(events);
-    const jobs = this.local ? this.local.offer(all) : all;
+    const jobs = this.local ? this.local.offer(all, relayClaims(events)) : all;
     if (jobs.length > 0) {
       await this.queue.addAll(jobs).catch((err: Error) =>
         this.logger.warn({
@@ -158,6 +162,17 @@ function relaySpans(events: RelayedEvent[], started: number): TraceSpan[] {
     if (span) spans.push(span);
   }
   return spans;
+}
+
+/** The claims the relay statement wrote, by relayedAttemptKey. */
+function relayClaims(events: RelayedEvent[]): Map<string, AttemptClaim> {
+  return new Map(
+    events.flatMap((event) =>
+      event.claims.map(
+        ({ endpointId, claim }) => [relayedAttemptKey(event.messageId, endpointId), claim] as const,
+      ),
+    ),
+  );
 }
 
 /**

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../../prisma/prisma.service';
 import type { EventBody } from '../../events/event-body';
+import type { EndpointState } from '../core/webhook-endpoints.store';
+import { type AttemptClaim, SECRETS_VERSION } from './delivery-attempts.store';
 
 /** One outbox event the relay took, with the endpoints whose attempt 1 it wrote (in creation order). */
 export interface RelayedEvent {
@@ -14,12 +16,42 @@ export interface RelayedEvent {
   endpointIds: string[];
   /** those of endpointIds that are FIFO: their jobs ask for their queue's head */
   fifoEndpointIds: string[];
+  /** the attempts the statement wrote already claimed (RelayLimits.claims), for the relaying worker to send */
+  claims: RelayClaim[];
 }
 
-/** How much one relay statement takes: outbox rows locked, and the attempts after which it stops taking rows. */
+/** An attempt 1 the relay wrote claimed, with what a claim reads (DeliveryAttemptsStore.claim). */
+export interface RelayClaim {
+  endpointId: string;
+  claim: AttemptClaim;
+}
+
+/**
+ * How much one relay statement takes: outbox rows locked, and the attempts after which it stops taking
+ * rows; and how many of its first attempts on unordered endpoints it writes already claimed, for the
+ * relaying worker to send at once without a claim statement of their own (0: none).
+ */
 export interface RelayLimits {
   rows: number;
   attempts: number;
+  claims: number;
+  /** endpoints whose attempts are not written claimed (the worker has no free slot of theirs) */
+  notClaimedFor?: string[];
+}
+
+/** A claim as the relay statement answers it: JSON, so its times are epoch milliseconds. */
+interface RelayClaimRow {
+  endpointId: string;
+  deliveryId: string;
+  requestId: string | null;
+  traceparent: string | null;
+  url: string;
+  consecutiveFailures: number;
+  failingSince: number | null;
+  lastSuccessAt: number | null;
+  customHeaders: EndpointState['custom_headers'];
+  rateLimit: number | null;
+  secretsVersion: number | null;
 }
 
 /** One chunk of the outbox pruner: the candidates it looked at, how many it deleted, the last id. */
@@ -57,14 +89,22 @@ export class WorkerOutboxStore {
    *    `missed` (docs/product-decisions.md#5-webhooks, "Recover"). Kept apart from the fan-out: it
    *    does not count toward `attempts` and writes nothing when every subscriber takes deliveries.
    *
-   * That commit does not wait for its WAL flush (synchronous_commit off for this transaction only:
-   * one fsync less on each event's path, see bench/README.md). Safe because relaying is
-   * idempotent: a PostgreSQL crash can only lose a relay whose attempts nobody has claimed yet (a
-   * claim's own, synchronous commit flushes the WAL before it, and a send waits for the claim), so the
-   * rows come back unrelayed and are relayed again: existing rows are kept, job ids are the same,
-   * and a job that runs first claims by inserting its row.
+   * 6. writes the first `claims` of those attempts on unordered endpoints not in `notClaimedFor` (in
+   *    the order of the events, then of their endpoints) already claimed, `started_at = now()`, and returns them with
+   *    their endpoint as a claim reads it: the relaying worker sends them at once (LocalDeliveries),
+   *    without a claim statement between the relay and the send (the latency from commit to receipt).
+   *    A pair whose row already exists is not claimed here.
    *
-   * Returns the kept rows, each with its endpoint ids, for the queue jobs.
+   * A statement that claimed nothing commits without waiting for its WAL flush (synchronous_commit
+   * off for this transaction only: one fsync less on each event's path, see bench/README.md). Safe
+   * because relaying is idempotent: a PostgreSQL crash can only lose a relay whose attempts nobody
+   * has claimed yet (a claim's own, synchronous commit flushes the WAL before it, and a send waits
+   * for the claim), so the rows come back unrelayed and are relayed again: existing rows are kept,
+   * job ids are the same, and a job that runs first claims by inserting its row. A statement that
+   * claimed commits as a claim does, synchronously: a lost claim could let its attempt be sent twice
+   * under one record.
+   *
+   * Returns the kept rows, each with its endpoint ids and claims, for the jobs.
    */
   async relayOutboxBatch(limits: RelayLimits): Promise<RelayedEvent[]> {
     const { rows } = await this.prisma.pool.query<RelayedEvent>({
@@ -96,14 +136,36 @@ export class WorkerOutboxStore {
                 FROM fanned WINDOW w AS (ORDER BY id)) f
           JOIN locked l ON l.id = f.id
           WHERE f.position = 1 OR f.running <= $2
+        ), pairs AS MATERIALIZED (
+          SELECT t.id AS outbox_id, t.community_id, t.message_id, t.event_type, t.request_id, t.traceparent,
+                 e.endpoint_id::uuid AS endpoint_id, c.claimable,
+                 count(*) FILTER (WHERE c.claimable) OVER (ORDER BY t.id, e.position) AS claimable_position
+          FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) WITH ORDINALITY AS e(endpoint_id, position)
+          CROSS JOIN LATERAL (SELECT NOT e.endpoint_id = ANY(t.fifo_endpoint_ids)
+                                     AND NOT e.endpoint_id = ANY($4::text[]) AS claimable) c
         ), inserted AS (
           INSERT INTO webhook_deliveries
             (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
-             traceparent, queue_position, updated_at)
-          SELECT gen_random_uuid(), t.community_id, e.endpoint_id::uuid, t.message_id, t.event_type, 1, 'PENDING', now(),
-                 t.request_id, t.traceparent, t.id, now()
-          FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) AS e(endpoint_id)
+             traceparent, queue_position, updated_at, started_at)
+          SELECT gen_random_uuid(), p.community_id, p.endpoint_id, p.message_id, p.event_type, 1, 'PENDING', now(),
+                 p.request_id, p.traceparent, p.outbox_id, now(),
+                 CASE WHEN p.claimable AND p.claimable_position <= $3 THEN now() END
+          FROM pairs p
           ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+          RETURNING id, endpoint_id, message_id, started_at, request_id, traceparent
+        ), claims AS (
+          -- (6.) the attempts written claimed, with their endpoint as a claim reads it
+          SELECT i.message_id, json_agg(json_build_object(
+                   'endpointId', e.id, 'deliveryId', i.id, 'requestId', i.request_id, 'traceparent', i.traceparent,
+                   'url', e.url,
+                   'consecutiveFailures', e.consecutive_failures,
+                   'failingSince', extract(epoch FROM e.failing_since) * 1000,
+                   'lastSuccessAt', extract(epoch FROM e.last_success_at) * 1000,
+                   'customHeaders', e.custom_headers, 'rateLimit', e.rate_limit,
+                   'secretsVersion', ${SECRETS_VERSION}) ORDER BY e.created_at, e.id) AS claims
+          FROM inserted i JOIN webhook_endpoints e ON e.id = i.endpoint_id
+          WHERE i.started_at IS NOT NULL
+          GROUP BY i.message_id
         ), missed AS (
           -- (5.) the subscribed endpoints that are paused or auto-disabled: recorded as missed, for recover
           INSERT INTO webhook_missed_events (community_id, endpoint_id, outbox_id, raised_at)
@@ -117,14 +179,21 @@ export class WorkerOutboxStore {
         ), marked AS (
           UPDATE outbox_events o SET relayed_at = now() FROM taken t WHERE o.id = t.id
         )
-        SELECT id::text AS "outboxId", community_id AS "communityId", message_id AS "messageId",
-               event_type AS "eventType", payload, traceparent, endpoint_ids AS "endpointIds",
-               fifo_endpoint_ids AS "fifoEndpointIds"
-        FROM taken, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-        ORDER BY id`,
-      values: [limits.rows, limits.attempts],
+        SELECT t.id::text AS "outboxId", t.community_id AS "communityId", t.message_id AS "messageId",
+               t.event_type AS "eventType", t.payload, t.traceparent, t.endpoint_ids AS "endpointIds",
+               t.fifo_endpoint_ids AS "fifoEndpointIds", coalesce(c.claims, '[]') AS claims
+        FROM taken t LEFT JOIN claims c ON c.message_id = t.message_id,
+             (SELECT set_config('synchronous_commit',
+                                CASE WHEN EXISTS (SELECT 1 FROM claims) THEN current_setting('synchronous_commit')
+                                     ELSE 'off' END,
+                                true)) AS commit_mode
+        ORDER BY t.id`,
+      values: [limits.rows, limits.attempts, limits.claims, limits.notClaimedFor ?? []],
     });
-    return rows;
+    return rows.map((row) => ({
+      ...row,
+      claims: (row.claims as unknown as RelayClaimRow[]).map(relayClaim),
+    }));
   }
 
   /**
@@ -183,4 +252,29 @@ export class WorkerOutboxStore {
                        WHERE relayed_at IS NULL ORDER BY id LIMIT 1), 0) AS lag`;
     return Math.max(0, row.lag);
   }
+}
+
+/** A claim the relay wrote, as DeliveryAttemptsStore.claim answers one (its endpoint takes deliveries). */
+function relayClaim(row: RelayClaimRow): RelayClaim {
+  const time = (ms: number | null) => (ms === null ? null : new Date(ms));
+  return {
+    endpointId: row.endpointId,
+    claim: {
+      endpoint: {
+        url: row.url,
+        is_active: true,
+        disabled_at: null,
+        consecutive_failures: row.consecutiveFailures,
+        failing_since: time(row.failingSince),
+        last_success_at: time(row.lastSuccessAt),
+        custom_headers: row.customHeaders,
+        rate_limit: row.rateLimit,
+        ordering: 'unordered',
+      },
+      deliveryId: row.deliveryId,
+      requestId: row.requestId,
+      traceparent: row.traceparent,
+      secretsVersion: row.secretsVersion,
+    },
+  };
 }
