@@ -193,24 +193,35 @@ export class WebhookEndpointsStore {
   }
 
   /**
-   * Resets the failure counter and notes the success (a no-op when another success just did);
-   * returns the endpoint's url when webhook.endpoint.failing had been raised (this success ends that
-   * trouble: the caller raises recovered in the same transaction), else null.
+   * Resets the failure counter and notes the success (a no-op when another success just did), in one
+   * statement on `db` (a transaction's client, or the service itself for a statement of its own).
+   * Answers whether webhook.endpoint.failing had been raised for the streak (null when the endpoint is
+   * gone) and, when this call wrote, the endpoint's url. With `keepAnnounced`, an announced streak is
+   * left as it is: its end raises webhook.endpoint.recovered, which the caller must write in the same
+   * transaction as the reset, so it asks again in one (EndpointHealth.recordSuccess).
    */
-  async recordSuccess(tx: Tx, communityId: string, endpointId: string): Promise<string | null> {
-    const rows = await tx.$queryRaw<{ url: string; was_announced: boolean }[]>`
+  async recordSuccess(
+    db: Tx | PrismaService,
+    communityId: string,
+    endpointId: string,
+    { keepAnnounced }: { keepAnnounced: boolean },
+  ): Promise<{ wasAnnounced: boolean; url: string | null } | null> {
+    const rows = await db.$queryRaw<{ url: string | null; was_announced: boolean }[]>`
       WITH before AS (
         SELECT id, failing_announced FROM webhook_endpoints
         WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid FOR NO KEY UPDATE
+      ), reset AS (
+        UPDATE webhook_endpoints e
+        SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), failing_announced = false
+        FROM before b
+        WHERE e.id = b.id AND NOT (${keepAnnounced}::boolean AND b.failing_announced)
+          AND (e.consecutive_failures <> 0 OR e.failing_since IS NOT NULL OR e.failing_announced
+               OR e.last_success_at IS NULL OR e.last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')
+        RETURNING e.url
       )
-      UPDATE webhook_endpoints e
-      SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), failing_announced = false
-      FROM before b
-      WHERE e.id = b.id
-        AND (e.consecutive_failures <> 0 OR e.failing_since IS NOT NULL OR e.failing_announced
-             OR e.last_success_at IS NULL OR e.last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')
-      RETURNING e.url, b.failing_announced AS was_announced`;
-    return rows[0]?.was_announced ? rows[0].url : null;
+      SELECT (SELECT url FROM reset) AS url, b.failing_announced AS was_announced FROM before b`;
+    const row = rows[0];
+    return row ? { wasAnnounced: row.was_announced, url: row.url } : null;
   }
 
   /**

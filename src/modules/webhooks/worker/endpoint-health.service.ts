@@ -80,10 +80,20 @@ export class EndpointHealth {
     try {
       for (let tries = 1; ; tries++) {
         try {
+          // the common case in one statement: no failing was announced, so no event goes with the reset
+          const quiet = await this.endpoints.recordSuccess(this.prisma, communityId, endpointId, {
+            keepAnnounced: true,
+          });
+          if (!quiet?.wasAnnounced) return;
           await this.prisma.$transaction(async (tx) => {
-            const url = await this.endpoints.recordSuccess(tx, communityId, endpointId);
-            if (url !== null)
-              await this.outbox.record(tx, communityId, 'webhook.endpoint.recovered', { endpointId, url });
+            const recovered = await this.endpoints.recordSuccess(tx, communityId, endpointId, {
+              keepAnnounced: false,
+            });
+            if (recovered?.wasAnnounced && recovered.url !== null)
+              await this.outbox.record(tx, communityId, 'webhook.endpoint.recovered', {
+                endpointId,
+                url: recovered.url,
+              });
           });
           return;
         } catch (err) {
