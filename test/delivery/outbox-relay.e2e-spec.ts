@@ -55,6 +55,16 @@ describe('outbox relay statement', () => {
     return ids;
   }
 
+  /** Attempt 1 of a (tweet.created event, endpoint) pair, written before the relay gets to it. */
+  const attemptRow = (communityId: string, endpointId: string, messageId: string, status?: 'SUCCESS') =>
+    api.prisma.webhookDelivery.create({
+      data: { communityId, endpointId, messageId, eventType: 'tweet.created', attempt: 1, status },
+    });
+
+  /** The store on a pool of one connection: a statement after the relay runs where the relay ran. */
+  const storeOnOneConnection = (pool: Pool) =>
+    new WorkerOutboxStore({ pool, statementName: (name: string) => name } as unknown as PrismaService);
+
   const relayedIds = async (messageIds: string[]) =>
     (
       await api.prisma.outboxEvent.findMany({
@@ -111,10 +121,7 @@ describe('outbox relay statement', () => {
     // one connection, so the statement after the relay runs where the relay ran
     const pool = new Pool({ connectionString: db.url, max: 1 });
     try {
-      const oneConnection = new WorkerOutboxStore({
-        pool,
-        statementName: (name: string) => name,
-      } as unknown as PrismaService);
+      const oneConnection = storeOnOneConnection(pool);
       expect((await oneConnection.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([event]);
       const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
       expect(rows[0].synchronous_commit).toBe('on');
@@ -207,15 +214,7 @@ describe('outbox relay statement', () => {
     const community = await createCommunity(api.app);
     const target = await endpoint(community.id, ['tweet.created']);
     const [event] = await events(community.id, 1);
-    await api.prisma.webhookDelivery.create({
-      data: {
-        communityId: community.id,
-        endpointId: target.id,
-        messageId: event,
-        eventType: 'tweet.created',
-        attempt: 1,
-      },
-    });
+    await attemptRow(community.id, target.id, event);
 
     const [relayed] = await store.relayOutboxBatch({ ...WIDE, claims: 5 });
 
@@ -229,10 +228,7 @@ describe('outbox relay statement', () => {
     await endpoint(community.id, ['tweet.created']);
     // inside a transaction of the test's own, the setting the statement made for its commit can be read
     const pool = new Pool({ connectionString: db.url, max: 1 });
-    const oneConnection = new WorkerOutboxStore({
-      pool,
-      statementName: (name: string) => name,
-    } as unknown as PrismaService);
+    const oneConnection = storeOnOneConnection(pool);
     const commitModeAfter = async (claims: number) => {
       await events(community.id, 1);
       await pool.query('BEGIN');
@@ -256,16 +252,7 @@ describe('outbox relay statement', () => {
     const community = await createCommunity(api.app);
     const target = await endpoint(community.id, ['tweet.created']);
     const [event] = await events(community.id, 1);
-    const existing = await api.prisma.webhookDelivery.create({
-      data: {
-        communityId: community.id,
-        endpointId: target.id,
-        messageId: event,
-        eventType: 'tweet.created',
-        attempt: 1,
-        status: 'SUCCESS',
-      },
-    });
+    const existing = await attemptRow(community.id, target.id, event, 'SUCCESS');
 
     const relayed = await store.relayOutboxBatch(WIDE);
 
