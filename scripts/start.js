@@ -120,15 +120,16 @@ async function prepareDemo(dist) {
 
 /** Starts the API and the worker; `onReady` runs once both sent their ready message over IPC. */
 function startChildren(dist, onReady) {
-  // glibc's malloc settings of both processes (src/bootstrap/memory-flags.ts); the caller's own win
-  const { MALLOC_ENVIRONMENT } = require(path.join(dist, 'bootstrap', 'memory-flags.js'));
-  const spawnChild = (file) =>
-    spawn(process.execPath, [path.join(dist, file)], {
+  // each process's node flags and glibc's malloc settings (src/bootstrap/memory-flags.ts); the
+  // caller's own environment wins
+  const { LAUNCH_NODE_FLAGS, MALLOC_ENVIRONMENT } = require(path.join(dist, 'bootstrap', 'memory-flags.js'));
+  const spawnChild = (role, file) =>
+    spawn(process.execPath, [...LAUNCH_NODE_FLAGS[role], path.join(dist, file)], {
       cwd: root,
       stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
       env: { ...MALLOC_ENVIRONMENT, ...process.env },
     });
-  const children = { api: spawnChild('main.js'), worker: spawnChild('worker.js') };
+  const children = { api: spawnChild('api', 'main.js'), worker: spawnChild('worker', 'worker.js') };
   const ready = new Set();
   for (const child of Object.values(children)) {
     child.on('message', (message) => {

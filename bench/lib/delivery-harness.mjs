@@ -18,7 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { ownChild } from './children.mjs';
-import { mallocEnvironment } from './malloc-env.mjs';
+import { launchNodeFlags, mallocEnvironment } from './launch-settings.mjs';
 
 const require = createRequire(import.meta.url);
 const { monotonicFactory } = require('ulid');
@@ -219,7 +219,11 @@ export async function startReceiver() {
 
 /** `node <build>/worker.js` (what `npm run start:worker` runs) against the bench database. */
 export async function startWorker(env) {
-  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean); // e.g. --cpu-prof
+  // the launchers' node flags first; BENCH_WORKER_NODE_ARGS (e.g. --cpu-prof) after, so it can override them
+  const nodeArgs = [
+    ...launchNodeFlags(WORKER_DIST, 'worker'),
+    ...(process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const child = ownChild(
     spawn(process.execPath, [...nodeArgs, join(WORKER_DIST, 'worker.js')], {
       env: {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { ownChild } from './children.mjs';
-import { mallocEnvironment } from './malloc-env.mjs';
+import { launchNodeFlags, mallocEnvironment } from './launch-settings.mjs';
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/cp_bench';
 export const PORT = Number(process.env.BENCH_PORT ?? 3500);
@@ -114,7 +114,10 @@ export async function startApi(extraEnv = {}) {
   if (before) throw new Error(`something already listens on ${BENCH_URL}: set BENCH_PORT to a free port`);
   const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
   // BENCH_API_NODE_ARGS: flags for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
-  const nodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [
+    ...launchNodeFlags(dist, 'api'),
+    ...(process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  ];
   const child = ownChild(
     spawn(process.execPath, [...nodeArgs, resolve(dist, 'main.js')], {
       env: {

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MALLOC_ENVIRONMENT, missingMallocEnvironment, v8MemoryFlags } from './memory-flags';
+import {
+  LAUNCH_NODE_FLAGS,
+  MALLOC_ENVIRONMENT,
+  missingMallocEnvironment,
+  v8MemoryFlags,
+} from './memory-flags';
 
 const source = (entry: string) => readFileSync(join(__dirname, '..', entry), 'utf8');
 
@@ -28,6 +33,33 @@ describe('V8 memory settings (bench/README.md, "Memory")', () => {
     expect(v8MemoryFlags('api')).toContain('--liftoff-only');
     expect(v8MemoryFlags('worker')).toContain('--liftoff-only');
     expect(growth('api')).toBeLessThan(growth('worker'));
+  });
+
+  describe('node flags, which only a launcher can give', () => {
+    const root = join(__dirname, '..', '..');
+    const repoFile = (file: string) => readFileSync(join(root, file), 'utf8');
+
+    it('the worker gets a smaller young generation; the API keeps V8’s, for its reads', () => {
+      expect(LAUNCH_NODE_FLAGS.worker).toContainEqual(expect.stringMatching(/^--max-semi-space-size=\d+$/));
+      expect(LAUNCH_NODE_FLAGS.api).toEqual([]);
+    });
+
+    it('npm run start:worker passes them before the entry file', () => {
+      const scripts = (JSON.parse(repoFile('package.json')) as { scripts: Record<string, string> }).scripts;
+      expect(scripts['start:worker']).toContain(`node ${LAUNCH_NODE_FLAGS.worker.join(' ')} dist/worker.js`);
+      expect(scripts['start:api']).toContain(' node dist/main.js');
+    });
+
+    it('docker-compose.yml runs the worker with them', () => {
+      const command = ['node', ...LAUNCH_NODE_FLAGS.worker, 'dist/worker.js'].map((part) => `'${part}'`);
+      expect(repoFile('docker-compose.yml')).toContain(`command: [${command.join(', ')}]`);
+    });
+
+    it('npm start passes each child its own', () => {
+      expect(repoFile('scripts/start.js')).toContain(
+        'spawn(process.execPath, [...LAUNCH_NODE_FLAGS[role], path.join(dist, file)]',
+      );
+    });
   });
 
   describe('glibc malloc settings, which only a launcher can give', () => {

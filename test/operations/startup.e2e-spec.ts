@@ -71,7 +71,7 @@ describe('start-up order and failures', () => {
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere',
     });
     expect(lines(res.stderr)).toEqual([
-      `[worker] started without MALLOC_MMAP_THRESHOLD_=${MALLOC_ENVIRONMENT.MALLOC_MMAP_THRESHOLD_}: logins may keep up to 19 MiB per libuv thread (see the README, "Memory"); npm start, npm run start:worker and the Docker image set it`,
+      `[worker] started without MALLOC_MMAP_THRESHOLD_=${MALLOC_ENVIRONMENT.MALLOC_MMAP_THRESHOLD_}: logins may keep up to 19 MiB per libuv thread (docs/operations.md, "What runs"); npm start, npm run start:worker and the Docker image set it`,
       expect.stringMatching(/^\[worker\] Cannot reach PostgreSQL at 127\.0\.0\.1:1 /),
     ]);
   });
