@@ -329,6 +329,73 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
     expect(healthy.lastSuccessAt).toBeInstanceOf(Date);
   });
 
+  it('notes the successes of many endpoints in one statement, each answered for itself', async () => {
+    const store = new WebhookEndpointsStore(api.prisma);
+    const health = new EndpointHealth(
+      api.prisma,
+      store,
+      new DeliveryAttemptsStore(api.prisma),
+      api.app.get(OutboxService),
+      api.config,
+    );
+    const community = await createCommunity(api.app);
+    const endpointWith = (state: { consecutiveFailures: number; failingAnnounced: boolean }) =>
+      api.prisma.webhookEndpoint.create({
+        data: {
+          communityId: community.id,
+          url: 'http://127.0.0.1:1/x',
+          events: ['tweet.created'],
+          failingSince: state.consecutiveFailures > 0 ? new Date() : null,
+          ...state,
+        },
+      });
+    const failing = await endpointWith({ consecutiveFailures: 2, failingAnnounced: false });
+    const announced = await endpointWith({ consecutiveFailures: 5, failingAnnounced: true });
+    const healthy = await endpointWith({ consecutiveFailures: 0, failingAnnounced: false });
+    const neighbour = await createCommunity(api.app);
+    const neighbours = await api.prisma.webhookEndpoint.create({
+      data: {
+        communityId: neighbour.id,
+        url: 'http://127.0.0.1:1/x',
+        events: ['tweet.created'],
+        consecutiveFailures: 2,
+        failingSince: new Date(),
+      },
+    });
+    const written = jest.spyOn(store, 'recordSuccesses');
+
+    await Promise.all([
+      health.recordSuccess(community.id, failing.id),
+      health.recordSuccess(community.id, announced.id),
+      health.recordSuccess(community.id, healthy.id),
+      // another community's endpoint asked under this community: found by nobody, written by nobody
+      health.recordSuccess(community.id, neighbours.id),
+    ]);
+
+    // one statement for the four, then the announced streak's end in a transaction of its own
+    expect(written.mock.calls.map(([, items, options]) => [items.length, options])).toEqual([
+      [4, { keepAnnounced: true }],
+      [1, { keepAnnounced: false }],
+    ]);
+    const rows = await api.prisma.webhookEndpoint.findMany({
+      where: { id: { in: [failing.id, announced.id, healthy.id] } },
+    });
+    for (const row of rows) {
+      expect(row).toMatchObject({ consecutiveFailures: 0, failingSince: null, failingAnnounced: false });
+      expect(row.lastSuccessAt).toBeInstanceOf(Date);
+    }
+    const recovered = await api.prisma.outboxEvent.findMany({
+      where: { communityId: community.id, eventType: 'webhook.endpoint.recovered' },
+    });
+    expect(recovered.map((e) => (e.payload as { data: { endpointId: string } }).data.endpointId)).toEqual([
+      announced.id,
+    ]);
+    expect(
+      await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: neighbours.id } }),
+    ).toMatchObject({ consecutiveFailures: 2, lastSuccessAt: null });
+    expect(await api.prisma.outboxEvent.count({ where: { communityId: neighbour.id } })).toBe(0);
+  });
+
   it("records a burst of one endpoint's successes once per process: the others have nothing to add", async () => {
     const store = new WebhookEndpointsStore(api.prisma);
     const health = new EndpointHealth(
@@ -348,12 +415,13 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
         failingSince: new Date(),
       },
     });
-    const written = jest.spyOn(store, 'recordSuccess');
+    const written = jest.spyOn(store, 'recordSuccesses');
 
     // the sends in flight when the endpoint recovers all read it failing, and all report their success
     await Promise.all(Array.from({ length: 8 }, () => health.recordSuccess(community.id, endpoint.id)));
 
     expect(written).toHaveBeenCalledTimes(1);
+    expect(written.mock.calls[0][1]).toEqual([{ communityId: community.id, endpointId: endpoint.id }]);
     const healthy = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
     expect(healthy).toMatchObject({ consecutiveFailures: 0, failingSince: null });
     // the next one, once that is recorded, writes again (only when it has something to change)

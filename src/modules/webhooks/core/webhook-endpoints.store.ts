@@ -55,6 +55,15 @@ export const LAST_SUCCESS_PRECISION_MS = 1_000;
  * worker's failure counter). Every query is scoped by the community. The counter updates are atomic
  * SQL: many attempts of one endpoint finish concurrently, so read-modify-write would lose counts.
  */
+/**
+ * What recording a success found: whether webhook.endpoint.failing had been raised for the streak, and,
+ * when the call wrote, the endpoint's url.
+ */
+export interface RecordedSuccess {
+  wasAnnounced: boolean;
+  url: string | null;
+}
+
 @Injectable()
 export class WebhookEndpointsStore {
   constructor(private readonly prisma: PrismaService) {}
@@ -205,11 +214,30 @@ export class WebhookEndpointsStore {
     communityId: string,
     endpointId: string,
     { keepAnnounced }: { keepAnnounced: boolean },
-  ): Promise<{ wasAnnounced: boolean; url: string | null } | null> {
-    const rows = await db.$queryRaw<{ url: string | null; was_announced: boolean }[]>`
-      WITH before AS (
-        SELECT id, failing_announced FROM webhook_endpoints
-        WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid FOR NO KEY UPDATE
+  ): Promise<RecordedSuccess | null> {
+    const [recorded] = await this.recordSuccesses(db, [{ communityId, endpointId }], { keepAnnounced });
+    return recorded;
+  }
+
+  /**
+   * recordSuccess for several endpoints in one statement, one answer per item in order (EndpointHealth
+   * sends the successes of many endpoints together). The rows are locked in id order, so two of these
+   * statements running at once never wait on each other in a cycle.
+   */
+  async recordSuccesses(
+    db: Tx | PrismaService,
+    items: readonly { communityId: string; endpointId: string }[],
+    { keepAnnounced }: { keepAnnounced: boolean },
+  ): Promise<(RecordedSuccess | null)[]> {
+    const rows = await db.$queryRaw<{ url: string | null; was_announced: boolean | null }[]>`
+      WITH wanted AS (
+        SELECT * FROM unnest(${items.map((i) => i.communityId)}::uuid[], ${items.map((i) => i.endpointId)}::uuid[])
+          WITH ORDINALITY AS w(community_id, endpoint_id, n)
+      ), before AS (
+        SELECT e.id, e.failing_announced FROM webhook_endpoints e
+          JOIN wanted w ON w.community_id = e.community_id AND w.endpoint_id = e.id
+         ORDER BY e.id
+           FOR NO KEY UPDATE OF e
       ), reset AS (
         UPDATE webhook_endpoints e
         SET consecutive_failures = 0, failing_since = NULL, last_success_at = now(), failing_announced = false
@@ -217,11 +245,14 @@ export class WebhookEndpointsStore {
         WHERE e.id = b.id AND NOT (${keepAnnounced}::boolean AND b.failing_announced)
           AND (e.consecutive_failures <> 0 OR e.failing_since IS NOT NULL OR e.failing_announced
                OR e.last_success_at IS NULL OR e.last_success_at < now() - ${LAST_SUCCESS_PRECISION_MS} * interval '1 millisecond')
-        RETURNING e.url
+        RETURNING e.id, e.url
       )
-      SELECT (SELECT url FROM reset) AS url, b.failing_announced AS was_announced FROM before b`;
-    const row = rows[0];
-    return row ? { wasAnnounced: row.was_announced, url: row.url } : null;
+      SELECT r.url, b.failing_announced AS was_announced
+        FROM wanted w LEFT JOIN before b ON b.id = w.endpoint_id LEFT JOIN reset r ON r.id = w.endpoint_id
+       ORDER BY w.n`;
+    return rows.map((row) =>
+      row.was_announced === null ? null : { wasAnnounced: row.was_announced, url: row.url },
+    );
   }
 
   /**

@@ -134,11 +134,11 @@ interface Finish {
 }
 
 /**
- * How many claim (or finish) statements run at once: a worker's jobs share them, each statement
- * carrying every call made while the others ran (see GroupCommit). Two keep one statement on the
- * wire while the other's results come back, and leave the rest of the pool to everything else.
+ * How many claim (or finish, or success) statements run at once: a worker's jobs share them, each
+ * statement carrying every call made while the others ran (see GroupCommit). Two keep one statement
+ * on the wire while the other's results come back, and leave the rest of the pool to everything else.
  */
-const HOT_PATH_BATCHES = 2;
+export const HOT_PATH_BATCHES = 2;
 
 /**
  * The claimed FIFO head's trace context, read beside webhook_claim_fifo_head's answer (which does not
@@ -147,7 +147,8 @@ const HOT_PATH_BATCHES = 2;
  */
 const TRACEPARENT_OF_HEAD = `,
                     (SELECT d.traceparent FROM webhook_deliveries d WHERE d.id = f.delivery_id) AS traceparent`;
-const HOT_PATH_BATCH_SIZE = 500;
+/** The most calls one of those statements carries. */
+export const HOT_PATH_BATCH_SIZE = 500;
 
 @Injectable()
 export class DeliveryAttemptsStore {

@@ -1,11 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { GroupCommit } from '../../../common/batching/group-commit';
 import { AppConfig } from '../../../config/app-config';
 import { PrismaService } from '../../../prisma/prisma.service';
 import { OutboxService } from '../../events/outbox.service';
-import { DeliveryAttemptsStore } from './delivery-attempts.store';
+import { DeliveryAttemptsStore, HOT_PATH_BATCH_SIZE, HOT_PATH_BATCHES } from './delivery-attempts.store';
 import {
   EndpointState,
   LAST_SUCCESS_PRECISION_MS,
+  RecordedSuccess,
   WebhookEndpointsStore,
 } from '../core/webhook-endpoints.store';
 import { OPERATIONAL_EVENT_TYPES } from '../core/webhook-operational.events';
@@ -38,6 +40,15 @@ export class EndpointHealth {
   private readonly logger = new Logger(EndpointHealth.name);
   /** endpoints whose success this process is recording now (recordSuccess) */
   private readonly recordingSuccess = new Set<string>();
+  /**
+   * The common case of recordSuccess, many endpoints to a statement: one event fanned out to a
+   * thousand endpoints notes a thousand first successes, and one statement each was most of the
+   * worker's statements (bench/README.md, "Fan-out: the successes of many endpoints in one statement").
+   */
+  private readonly quietSuccesses: GroupCommit<
+    { communityId: string; endpointId: string },
+    RecordedSuccess | null
+  >;
 
   constructor(
     private readonly prisma: PrismaService,
@@ -45,7 +56,12 @@ export class EndpointHealth {
     private readonly deliveries: DeliveryAttemptsStore,
     private readonly outbox: OutboxService,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.quietSuccesses = new GroupCommit(
+      (items) => this.endpoints.recordSuccesses(this.prisma, items, { keepAnnounced: true }),
+      { maxConcurrentBatches: HOT_PATH_BATCHES, maxBatchSize: HOT_PATH_BATCH_SIZE },
+    );
+  }
 
   /** The streak length that raises webhook.endpoint.failing: half the auto-disable count, rounded up. */
   get failingAt(): number {
@@ -80,10 +96,9 @@ export class EndpointHealth {
     try {
       for (let tries = 1; ; tries++) {
         try {
-          // the common case in one statement: no failing was announced, so no event goes with the reset
-          const quiet = await this.endpoints.recordSuccess(this.prisma, communityId, endpointId, {
-            keepAnnounced: true,
-          });
+          // the common case in one statement, shared with other endpoints' successes: no failing was
+          // announced, so no event goes with the reset
+          const quiet = await this.quietSuccesses.call({ communityId, endpointId });
           if (!quiet?.wasAnnounced) return;
           await this.prisma.$transaction(async (tx) => {
             const recovered = await this.endpoints.recordSuccess(tx, communityId, endpointId, {
