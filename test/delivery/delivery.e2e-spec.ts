@@ -296,19 +296,23 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
   beforeAll(async () => (api = await createTestApp(DELIVERY_TEST_ENV)));
   afterAll(() => api?.close());
 
+  /** EndpointHealth on the test app's database, with the given endpoints store and configuration. */
+  const healthWith = (store = new WebhookEndpointsStore(api.prisma), config = api.config) =>
+    new EndpointHealth(
+      api.prisma,
+      store,
+      new DeliveryAttemptsStore(api.prisma),
+      api.app.get(OutboxService),
+      config,
+    );
+
   it('does not auto-disable a receiver whose failing streak is shorter than WEBHOOK_AUTO_DISABLE_AFTER', async () => {
     const config = loadConfig({
       ...process.env,
       ...DELIVERY_TEST_ENV,
       WEBHOOK_AUTO_DISABLE_AFTER: '1h',
     }).config;
-    const health = new EndpointHealth(
-      api.prisma,
-      new WebhookEndpointsStore(api.prisma),
-      new DeliveryAttemptsStore(api.prisma),
-      api.app.get(OutboxService),
-      config,
-    );
+    const health = healthWith(undefined, config);
     const community = await createCommunity(api.app);
     const endpoint = await api.prisma.webhookEndpoint.create({
       data: { communityId: community.id, url: 'http://127.0.0.1:1/x', events: ['tweet.created'] },
@@ -331,13 +335,7 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
 
   it('notes the successes of many endpoints in one statement, each answered for itself', async () => {
     const store = new WebhookEndpointsStore(api.prisma);
-    const health = new EndpointHealth(
-      api.prisma,
-      store,
-      new DeliveryAttemptsStore(api.prisma),
-      api.app.get(OutboxService),
-      api.config,
-    );
+    const health = healthWith(store);
     const community = await createCommunity(api.app);
     const endpointWith = (state: { consecutiveFailures: number; failingAnnounced: boolean }) =>
       api.prisma.webhookEndpoint.create({
@@ -398,13 +396,7 @@ describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
 
   it("records a burst of one endpoint's successes once per process: the others have nothing to add", async () => {
     const store = new WebhookEndpointsStore(api.prisma);
-    const health = new EndpointHealth(
-      api.prisma,
-      store,
-      new DeliveryAttemptsStore(api.prisma),
-      api.app.get(OutboxService),
-      api.config,
-    );
+    const health = healthWith(store);
     const community = await createCommunity(api.app);
     const endpoint = await api.prisma.webhookEndpoint.create({
       data: {
