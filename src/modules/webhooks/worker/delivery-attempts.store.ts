@@ -399,21 +399,28 @@ export class DeliveryAttemptsStore {
 
   /** Closes many claimed attempts, writes their retries and counts them in their endpoints' hourly figures, in one statement (see finish). */
   private async finishBatch(items: readonly Finish[]): Promise<boolean[]> {
-    // straight to the pg pool, prepared once per connection: Prisma's per-query work was a visible
-    // part of each attempt's path (most of all for a FIFO endpoint, whose next head waits for this)
+    // straight to the pg pool: Prisma's per-query work was a visible part of each attempt's path
+    // (most of all for a FIFO endpoint, whose next head waits for this). Unnamed, as the claim: a
+    // prepared statement's plan went generic after five runs, made while the table was small, and
+    // scanned all of it per batch (bench/README.md, "The finish's plan, made for an empty table").
     const { rows } = await this.prisma.pool.query<{ id: string }>({
-      name: this.prisma.statementName('finish-attempts'),
       text: `
       WITH outcome AS (
         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::"DeliveryStatus"[], $4::int[], $5::text[], $6::int[],
                              $7::text[], $8::int[], $9::bigint[])
           AS o(id, community_id, status, response_status, response_body, duration_ms, error, next_attempt, delay_ms)
+      ), target AS (
+        -- found by its key alone, its state checked on the locked row (as the claim): with the state
+        -- in the lookup, a plan from statistics older than a burst read the waiting rows' index whole
+        SELECT o.*, d.status AS current_status FROM outcome o
+        JOIN webhook_deliveries d ON d.community_id = o.community_id AND d.id = o.id
+        FOR UPDATE OF d
       ), closed AS (
         UPDATE webhook_deliveries d
         SET status = o.status, response_status = o.response_status, response_body = o.response_body,
             duration_ms = o.duration_ms, error = o.error, next_attempt_at = NULL, updated_at = now()
-        FROM outcome o
-        WHERE d.community_id = o.community_id AND d.id = o.id AND d.status = 'PENDING'
+        FROM target o
+        WHERE d.id = o.id AND o.current_status = 'PENDING'
         RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, d.traceparent,
                   d.queue_position, d.status, d.duration_ms, o.next_attempt, o.delay_ms
       ), counted AS (

@@ -1,0 +1,108 @@
+import type { SendResult } from '../../src/modules/webhooks/core/delivery/webhook-sender.service';
+import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
+import { createTestApp, TestApp } from '../utils/app';
+import { memberWithToken } from '../utils/factories';
+import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
+import { createEndpoint, DELIVERY_TEST_ENV } from '../utils/worker';
+
+const WAITING = 5_000;
+const BATCH = 10;
+const SUCCESS: SendResult = {
+  ok: true,
+  status: 200,
+  responseBody: 'ok',
+  durationMs: 3,
+  error: null,
+  retryAfterMs: null,
+  gone: false,
+};
+
+/**
+ * The finish reads the rows it closes and nothing more, with statistics taken while the log was
+ * empty and a burst of waiting attempts since (autovacuum has not caught up): a plan made from those
+ * statistics, cached with the statement or looking rows up by their state, read every waiting row of
+ * the endpoint per batch (bench/README.md, "The finish's plan, made for an empty table").
+ */
+describe('closing attempts beside thousands of waiting ones', () => {
+  let db: IsolatedDatabase;
+  let api: TestApp;
+  let store: DeliveryAttemptsStore;
+
+  // a database of its own: the statistics are part of the setup, and other files change the shared
+  // one's; one connection, so the statement runs where a cached plan would be and its counts can be
+  // flushed before they are read
+  beforeAll(async () => {
+    db = await createIsolatedDatabase('finish_plan');
+    api = await createTestApp({
+      ...DELIVERY_TEST_ENV,
+      DATABASE_URL: db.url,
+      DATABASE_POOL_SIZE: '1',
+      REDIS_KEY_PREFIX: db.redisKeyPrefix,
+    });
+    store = new DeliveryAttemptsStore(api.prisma);
+  }, 60_000);
+  afterAll(async () => {
+    await api?.close();
+    await db?.drop();
+  });
+
+  /** Rows of webhook_deliveries read so far (sequential and through an index), as PostgreSQL counts them. */
+  async function rowsRead(): Promise<number> {
+    // flushed when the connection (the pool's only one, where the finishes ran) next goes idle,
+    // which is before this answer arrives
+    await api.prisma.pool.query('SELECT pg_stat_force_next_flush()');
+    const { rows } = await api.prisma.pool.query<{ n: string }>(
+      `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS n
+       FROM pg_stat_user_tables WHERE relname = 'webhook_deliveries'`,
+    );
+    return Number(rows[0].n);
+  }
+
+  it('closes a batch by reading its own rows, not the waiting ones', async () => {
+    const { community } = await memberWithToken(api.app);
+    const endpoint = await createEndpoint(api, community.id, {
+      url: 'http://127.0.0.1:9/finish-plan',
+      events: ['tweet.created'],
+      isActive: false,
+    });
+    await api.prisma.pool.query('ANALYZE webhook_deliveries');
+    /** `count` attempts of the endpoint, the first `claimed` of them claimed, the rest waiting. */
+    const write = async (from: number, count: number, claimed: number) =>
+      (
+        await api.prisma.pool.query<{ id: string }>(
+          `INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
+                                           next_attempt_at, started_at, queue_position, updated_at)
+           SELECT gen_random_uuid(), $1, $2, 'msg_' || n, 'tweet.created', 1, 'PENDING', now(),
+                  CASE WHEN n < $3 + $5 THEN now() END, n, now()
+           FROM generate_series($3::int, $3::int + $4::int - 1) AS n
+           ORDER BY n
+           RETURNING id`,
+          [community.id, endpoint.id, from, count, claimed],
+        )
+      ).rows.slice(0, claimed);
+    const finishBatch = (batch: { id: string }[]) =>
+      Promise.all(batch.map((a) => store.finish(a.id, community.id, SUCCESS, null)));
+
+    // seven batches while the log is small: a prepared statement's plan turns generic after its
+    // fifth run, and would be made here
+    const early = await write(1, 7 * BATCH, 7 * BATCH);
+    for (let n = 0; n < 7; n++)
+      expect(await finishBatch(early.slice(n * BATCH, (n + 1) * BATCH))).toEqual(Array(BATCH).fill(true));
+    // then a burst: thousands waiting, a batch of them claimed
+    const late = await write(7 * BATCH + 1, WAITING, BATCH);
+    const before = await rowsRead();
+    expect(await finishBatch(late)).toEqual(Array(BATCH).fill(true));
+    const read = (await rowsRead()) - before;
+
+    // each closed row is looked up twice (locked, then updated); the hourly figures are another table
+    expect(read).toBeLessThanOrEqual(4 * BATCH);
+    const { rows: states } = await api.prisma.pool.query<{ status: string; n: string }>(
+      `SELECT status, count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status ORDER BY status`,
+      [endpoint.id],
+    );
+    expect(states).toEqual([
+      { status: 'PENDING', n: String(WAITING - BATCH) },
+      { status: 'SUCCESS', n: String(8 * BATCH) },
+    ]);
+  });
+});
