@@ -86,9 +86,11 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
   }
 
   /**
-   * The name to give the worker's relay statement on `pool`, so each connection parses it once (and
-   * PostgreSQL still chooses its plan per execution); none behind PgBouncer in transaction mode, where
-   * the name lives on one server connection and the next statement may land on another.
+   * The name to give the worker's relay statement on `pool`, so each connection parses it once; none
+   * behind PgBouncer in transaction mode, where the name lives on one server connection and the next
+   * statement may land on another. After five runs PostgreSQL may keep a generic plan for a named
+   * statement, made from the statistics of that moment: name only a statement whose plan cannot
+   * depend on how many rows a table has (the claim and the finish stay unnamed for that reason).
    */
   statementName(name: string): string | undefined {
     return this.namedStatements ? name : undefined;

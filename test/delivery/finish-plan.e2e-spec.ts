@@ -58,7 +58,7 @@ describe('closing attempts beside thousands of waiting ones', () => {
     return Number(rows[0].n);
   }
 
-  it('closes a batch by reading its own rows, not the waiting ones', async () => {
+  it('closes a batch, and gives claims back, by reading their own rows, not the waiting ones', async () => {
     const { community } = await memberWithToken(api.app);
     const endpoint = await createEndpoint(api, community.id, {
       url: 'http://127.0.0.1:9/finish-plan',
@@ -94,15 +94,28 @@ describe('closing attempts beside thousands of waiting ones', () => {
     expect(await finishBatch(late)).toEqual(Array(BATCH).fill(true));
     const read = (await rowsRead()) - before;
 
+    // the give-back of claims (a job that parks) looks its rows up the same way
+    const parked = await write(7 * BATCH + WAITING + 1, BATCH, BATCH);
+    const beforeGiveBack = await rowsRead();
+    await Promise.all(parked.map((a) => store.unclaim(a.id, community.id)));
+    const readByGiveBack = (await rowsRead()) - beforeGiveBack;
+
     // each closed row is looked up twice (locked, then updated); the hourly figures are another table
     expect(read).toBeLessThanOrEqual(4 * BATCH);
+    expect(readByGiveBack).toBeLessThanOrEqual(4 * BATCH);
     const { rows: states } = await api.prisma.pool.query<{ status: string; n: string }>(
       `SELECT status, count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status ORDER BY status`,
       [endpoint.id],
     );
     expect(states).toEqual([
-      { status: 'PENDING', n: String(WAITING - BATCH) },
+      // the burst's waiting rows, and the given-back claims waiting again
+      { status: 'PENDING', n: String(WAITING - BATCH + parked.length) },
       { status: 'SUCCESS', n: String(8 * BATCH) },
     ]);
+    const { rows: stillClaimed } = await api.prisma.pool.query<{ n: string }>(
+      `SELECT count(*) AS n FROM webhook_deliveries WHERE id = ANY($1::uuid[]) AND started_at IS NOT NULL`,
+      [parked.map((a) => a.id)],
+    );
+    expect(stillClaimed[0].n).toBe('0');
   });
 });

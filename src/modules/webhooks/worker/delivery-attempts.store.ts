@@ -465,10 +465,16 @@ export class DeliveryAttemptsStore {
   }
 
   private async unclaimBatch(items: readonly { id: string; communityId: string }[]): Promise<void[]> {
+    // by key, the state checked on the locked row, as the finish (a state in the lookup can read
+    // every waiting row when the statistics are older than a burst)
     await this.prisma.pool.query(
-      `UPDATE webhook_deliveries d SET started_at = NULL, updated_at = now()
-       FROM unnest($1::uuid[], $2::uuid[]) AS u(community_id, id)
-       WHERE d.community_id = u.community_id AND d.id = u.id AND d.status = 'PENDING'`,
+      `WITH target AS (
+         SELECT d.id, d.status FROM unnest($1::uuid[], $2::uuid[]) AS u(community_id, id)
+         JOIN webhook_deliveries d ON d.community_id = u.community_id AND d.id = u.id
+         FOR UPDATE OF d
+       )
+       UPDATE webhook_deliveries d SET started_at = NULL, updated_at = now()
+       FROM target t WHERE d.id = t.id AND t.status = 'PENDING'`,
       [items.map((u) => u.communityId), items.map((u) => u.id)],
     );
     return items.map(() => undefined);
