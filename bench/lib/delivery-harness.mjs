@@ -71,12 +71,16 @@ export async function benchEnvironment() {
       await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await a.end();
       const redis = new Redis(REDIS_URL);
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
+      // the queue's keys start with the prefix as a hash tag, `{prefix}:` (src/redis/redis-client.ts):
+      // matched by `prefix:*` alone, every run left its jobs behind
+      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          if (keys.length > 0) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      }
       await redis.quit();
     },
   };
