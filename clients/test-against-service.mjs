@@ -18,11 +18,11 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { deleteRunKeys } from '../scripts/redis-run-keys.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const { Client } = require('pg');
-const Redis = require('ioredis');
 
 const python = process.env.PYTHON ?? 'python3';
 const venv = mkdtempSync(join(tmpdir(), 'cp-clients-venv-'));
@@ -197,7 +197,7 @@ async function main() {
     await Promise.all(processes.map(stopProcess));
     await pg.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
     await pg.end();
-    await deleteRedisKeys(env.REDIS_URL, env.REDIS_KEY_PREFIX);
+    await deleteRunKeys(env.REDIS_URL, env.REDIS_KEY_PREFIX);
   }
   if (failed > 0) {
     say(`${failed} of ${SUITES.length} client suite(s) FAILED against the service`);
@@ -220,17 +220,6 @@ function runCommand(args, what) {
   const result = spawnSync(args[0], args.slice(1), { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0)
     throw new Error(`${what} failed (exit ${result.status ?? result.error?.message ?? result.signal})`);
-}
-
-async function deleteRedisKeys(url, prefix) {
-  const redis = new Redis(url);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length > 0) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
 }
 
 main().catch((err) => {

@@ -9,6 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { deleteRunKeys } from './redis-run-keys.js';
 
 const { fetch } = globalThis;
 
@@ -1266,5 +1267,6 @@ try {
   } catch {
     // reported above
   }
+  await deleteRunKeys(env.REDIS_URL ?? 'redis://127.0.0.1:6379', env.REDIS_KEY_PREFIX);
   rmSync(stateDir, { recursive: true, force: true });
 }

@@ -17,12 +17,12 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { deleteRunKeys } from '../../scripts/redis-run-keys.js';
 import { ownChild } from './children.mjs';
 import { launchNodeFlags, mallocEnvironment } from './launch-settings.mjs';
 
 const require = createRequire(import.meta.url);
 const { monotonicFactory } = require('ulid');
-const Redis = require('ioredis');
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const WORKER_DIST = process.env.WORKER_DIST ?? join(ROOT, 'dist');
@@ -70,18 +70,7 @@ export async function benchEnvironment() {
       await a.connect();
       await a.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await a.end();
-      const redis = new Redis(REDIS_URL);
-      // the queue's keys start with the prefix as a hash tag, `{prefix}:` (src/redis/redis-client.ts):
-      // matched by `prefix:*` alone, every run left its jobs behind
-      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-          if (keys.length > 0) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      }
-      await redis.quit();
+      await deleteRunKeys(REDIS_URL, prefix);
     },
   };
 }

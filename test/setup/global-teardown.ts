@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import Redis from 'ioredis';
 import { Client } from 'pg';
+import { deleteRunKeys } from '../../scripts/redis-run-keys';
 import { conformanceFiles, type RecordedViolation } from '../utils/openapi-conformance';
 
 /**
@@ -17,19 +17,8 @@ export default async function globalTeardown(): Promise<void> {
     await admin.end();
   }
   const prefix = process.env.REDIS_KEY_PREFIX;
-  if (prefix?.startsWith('cp_test_')) {
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    // the queues' keys start with the prefix as a hash tag, `{prefix…}:` (src/redis/redis-client.ts)
-    for (const pattern of [`${prefix}:*`, `{${prefix}*`]) {
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-        if (keys.length > 0) await redis.del(...keys);
-        cursor = next;
-      } while (cursor !== '0');
-    }
-    await redis.quit();
-  }
+  if (prefix?.startsWith('cp_test_'))
+    await deleteRunKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', prefix);
   const runDir = process.env.TEST_RUN_DIR;
   if (runDir) reportConformance(runDir);
 }
