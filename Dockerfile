@@ -49,4 +49,4 @@ EXPOSE 3000
 # /api/health/ready: PostgreSQL and Redis answer and every migration in prisma/ is applied.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=4", "dist/main.js"]

@@ -39,20 +39,32 @@ describe('V8 memory settings (bench/README.md, "Memory")', () => {
     const root = join(__dirname, '..', '..');
     const repoFile = (file: string) => readFileSync(join(root, file), 'utf8');
 
-    it('the worker gets a smaller young generation; the API keeps V8’s, for its reads', () => {
-      expect(LAUNCH_NODE_FLAGS.worker).toContainEqual(expect.stringMatching(/^--max-semi-space-size=\d+$/));
-      expect(LAUNCH_NODE_FLAGS.api).toEqual([]);
+    const semiSpaceMiB = (role: 'api' | 'worker') =>
+      Number(LAUNCH_NODE_FLAGS[role].find((f) => f.startsWith('--max-semi-space-size='))?.split('=')[1]);
+
+    it('both cap V8’s young generation (16 MiB semi-spaces), the API the lower', () => {
+      expect(semiSpaceMiB('worker')).toBeLessThan(16);
+      expect(semiSpaceMiB('api')).toBeLessThan(semiSpaceMiB('worker'));
     });
 
-    it('npm run start:worker passes them before the entry file', () => {
+    it.each([
+      ['start:api', 'api', 'dist/main.js'],
+      ['start:worker', 'worker', 'dist/worker.js'],
+    ] as const)('npm run %s passes them before the entry file', (script, role, entry) => {
       const scripts = (JSON.parse(repoFile('package.json')) as { scripts: Record<string, string> }).scripts;
-      expect(scripts['start:worker']).toContain(`node ${LAUNCH_NODE_FLAGS.worker.join(' ')} dist/worker.js`);
-      expect(scripts['start:api']).toContain(' node dist/main.js');
+      expect(scripts[script]).toContain(` node ${LAUNCH_NODE_FLAGS[role].join(' ')} ${entry}`);
     });
 
-    it('docker-compose.yml runs the worker with them', () => {
-      const command = ['node', ...LAUNCH_NODE_FLAGS.worker, 'dist/worker.js'].map((part) => `'${part}'`);
-      expect(repoFile('docker-compose.yml')).toContain(`command: [${command.join(', ')}]`);
+    it('the Docker image runs the API with them', () => {
+      const command = ['node', ...LAUNCH_NODE_FLAGS.api, 'dist/main.js'].map((part) => `"${part}"`);
+      expect(repoFile('Dockerfile')).toContain(`CMD [${command.join(', ')}]`);
+    });
+
+    it('docker-compose.yml runs the API and the worker with them', () => {
+      const compose = repoFile('docker-compose.yml');
+      expect(compose).toContain(`exec node ${LAUNCH_NODE_FLAGS.api.join(' ')} dist/main.js'`);
+      const worker = ['node', ...LAUNCH_NODE_FLAGS.worker, 'dist/worker.js'].map((part) => `'${part}'`);
+      expect(compose).toContain(`command: [${worker.join(', ')}]`);
     });
 
     it('npm start passes each child its own', () => {
