@@ -10,7 +10,8 @@ const Redis = require('ioredis');
 async function deleteRunKeys(redisUrl, prefix) {
   const redis = new Redis(redisUrl);
   try {
-    for (const pattern of [`${prefix}:*`, `{${prefix}}:*`, `{${prefix}:*`]) {
+    // `{prefix}:…` and `{prefix:name}:…` in one pattern: each pattern is a scan of the whole keyspace
+    for (const pattern of [`${prefix}:*`, `{${prefix}[}:]*`]) {
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
