@@ -38,9 +38,9 @@ export function applyV8MemoryFlags(role: ProcessRole): void {
  * Node flags of each process that only its launcher can give, on the command line: V8 sizes the young
  * generation when the process starts, before any of its JavaScript runs, and grows it to its maximum
  * (2 × 16 MiB) during the start-up alone. Both processes cap it: the worker at half V8's size (a lower
- * peak for a little more CPU per delivery), the API at a quarter, where its reads and writes measured
- * the same requests per second as with V8's size and its peak fell by a fifth. Below a quarter the
- * API's peak rose again: what a smaller young generation cannot hold is promoted to the old one.
+ * peak for a little more CPU per delivery), the API at a quarter, where its reads and writes kept
+ * their requests per second and its peak fell. Below a quarter the API's peak rose again: what a
+ * smaller young generation cannot hold is promoted to the old one.
  * Measurements: bench/README.md, "Memory at start" and "The API's young generation". `npm start`,
  * `npm run start:api` / `start:worker`, the Docker image, docker-compose.yml and the benchmarks pass
  * them; without them a process only peaks higher, so none warns.
