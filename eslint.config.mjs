@@ -49,6 +49,25 @@ export default tseslint.config(
     ignores: ['src/tracing/otel-tracing.ts', 'src/common/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: [OPENTELEMETRY_ONLY_IN_ITS_FILE] }] },
   },
+  // The API requires BullMQ on its first resend and undici on its first test delivery, never at start
+  // (docs/architecture.md#what-each-process-loads): only the worker's files import them; types are free.
+  {
+    files: ['src/**'],
+    ignores: ['src/modules/webhooks/worker/**', 'src/**/*.spec.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['bullmq', '@nestjs/bullmq', 'undici'].map((name) => ({
+            name,
+            message:
+              'The API loads this package on first use only: require it inside the function that needs it (see DeliveryQueue.openedOnFirstUse, httpClient).',
+            allowTypeImports: true,
+          })),
+        },
+      ],
+    },
+  },
   // src/common is the leaf every feature stands on: it may declare an interface a feature provides
   // (common/http/credential-check.ts), never import the feature.
   {

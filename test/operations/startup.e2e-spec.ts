@@ -96,37 +96,13 @@ describe('start-up order and failures', () => {
 
 describe('a clean start', () => {
   it('starts the API without a Fastify warning (FSTWRN004) and answers Fastify errors in the contract body', async () => {
-    const port = await new Promise<number>((done) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as AddressInfo;
-        probe.close(() => done(free));
-      });
-    });
-    const api = spawn(process.execPath, [join(dist, 'main.js')], {
-      cwd: root,
-      env: {
-        ...MALLOC_ENVIRONMENT,
-        ...process.env,
-        LOG_LEVEL: 'warn',
-        PORT: String(port),
-        HOST: '127.0.0.1',
-      },
-    });
-    let stderr = '';
-    api.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    api.stdout.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const api = await startBuiltApi();
     try {
-      const malformed = await waitFor(
-        'the API to answer',
-        async () =>
-          fetch(`http://127.0.0.1:${port}/api/auth/login`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: '{bad',
-          }).catch(() => undefined),
-        30_000,
-        100,
-      );
+      const malformed = await fetch(`${api.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{bad',
+      });
       expect(malformed.status).toBe(400);
       expect(await malformed.json()).toEqual({
         success: false,
@@ -134,9 +110,72 @@ describe('a clean start', () => {
         code: 'VALIDATION_ERROR',
       });
     } finally {
-      api.kill('SIGTERM');
-      await new Promise((done) => api.once('exit', done));
+      await api.stop();
     }
-    expect(stderr).not.toMatch(/FSTWRN004|FastifyWarning/);
+    expect(api.output()).not.toMatch(/FSTWRN004|FastifyWarning/);
+  });
+
+  it('the API loads neither BullMQ nor undici until a resend or a test delivery needs them', async () => {
+    // the packages the process has required, printed on SIGUSR2 by a wrapper around dist/main.js
+    const api = await startBuiltApi([
+      '-e',
+      `process.on('SIGUSR2', () => {
+        const names = new Set(Object.keys(require.cache).map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(f)?.[1]));
+        process.stderr.write('LOADED ' + JSON.stringify([...names].filter(Boolean)) + '\\n');
+      });
+      require(process.argv[1]);`,
+      join(dist, 'main.js'),
+    ]);
+    try {
+      // a request through the guards and a route, as a client's first one
+      expect((await fetch(`${api.url}/api/sdk/tweets`)).status).toBe(401);
+      api.process.kill('SIGUSR2');
+      const line = await waitFor(
+        'the list of loaded packages',
+        async () => /^LOADED (.*)$/m.exec(api.output())?.[1],
+      );
+      const loaded = JSON.parse(line) as string[];
+      expect(loaded).toEqual(expect.arrayContaining(['@nestjs/core', 'fastify', 'ioredis']));
+      expect(loaded).not.toContain('bullmq');
+      expect(loaded).not.toContain('@nestjs/bullmq');
+      expect(loaded).not.toContain('undici');
+    } finally {
+      await api.stop();
+    }
   });
 });
+
+/** A free TCP port on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise<number>((done) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => done(port));
+    });
+  });
+}
+
+/** The built API (`node <args>`, by default dist/main.js) on a free port, once it answers. */
+async function startBuiltApi(args = [join(dist, 'main.js')]) {
+  const port = await freePort();
+  const api = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...MALLOC_ENVIRONMENT, ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1' },
+  });
+  let output = '';
+  api.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  api.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (api.exitCode !== null || api.signalCode !== null) return;
+    api.kill('SIGTERM');
+    await new Promise((done) => api.once('exit', done));
+  };
+  try {
+    await waitFor('the API to answer', () => fetch(`${url}/api/health`).catch(() => undefined), 30_000, 100);
+  } catch (err) {
+    await stop();
+    throw new Error(`${(err as Error).message}\n${output}`);
+  }
+  return { process: api, url, output: () => output, stop };
+}

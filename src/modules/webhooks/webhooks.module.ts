@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
-import { DeliveryQueueModule } from './core/delivery-queue.module';
+import { AppConfig } from '../../config/app-config';
+import { DeliveryQueue } from './core/delivery-queue.service';
 import { WebhooksCoreModule } from './core/webhooks-core.module';
 import { DeliveryLogService } from './delivery-log.service';
 import { DeliveryLogStore } from './delivery-log.store';
@@ -24,11 +25,16 @@ import { WebhooksController } from './webhooks.controller';
     WebhooksCoreModule,
     // the portal's sessions are tokens of the auth module
     AuthModule,
-    // the producer side only (resend and recover enqueue); the API registers no processor
-    DeliveryQueueModule,
   ],
   controllers: [WebhooksController, EventTypesController, PortalLinksController, PortalSessionsController],
   providers: [
+    // the producer side only, for resends and recovers: opened on the first of them, so an API that
+    // never resends never loads BullMQ (docs/architecture.md#what-each-process-loads)
+    {
+      provide: DeliveryQueue,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => DeliveryQueue.openedOnFirstUse(config),
+    },
     WebhookEndpointsService,
     WebhookFiguresService,
     WebhookTestService,

@@ -1,12 +1,11 @@
-import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import type { Queue, QueueOptions } from 'bullmq';
 import type { AppConfig } from '../../../config/app-config';
 import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData, deliveryJobId } from './delivery-job';
 import { queuePrefix } from '../../../redis/redis-client';
 import { closeConnection, producerConnection } from './redis-connections';
 
-/** The queue as BullModule.registerQueueAsync builds it: prefix `{REDIS_KEY_PREFIX}`, a fail-fast connection. */
+/** The queue's options, in both processes: prefix `{REDIS_KEY_PREFIX}`, a fail-fast connection. */
 export function deliveryQueueOptions(config: AppConfig): QueueOptions {
   // the prefix keeps environments and test runs from sharing a queue; a hash tag, for a cluster
   return {
@@ -18,14 +17,40 @@ export function deliveryQueueOptions(config: AppConfig): QueueOptions {
 
 /**
  * The producer side of the delivery queue: the relay's first attempts, the processor's retries and
- * the sweep's re-queues. A job is a copy of a PENDING row, so every add is a best effort.
+ * the sweep's re-queues in the worker, resends and recovers in the API. A job is a copy of a
+ * PENDING row, so every add is a best effort. Nothing here imports BullMQ itself: the worker hands
+ * in the queue @nestjs/bullmq registered (`of`), the API opens its own on its first add
+ * (`openedOnFirstUse`), so an API that never resends never loads BullMQ
+ * (docs/architecture.md#what-each-process-loads).
  */
-@Injectable()
 export class DeliveryQueue implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryQueue.name);
+  private opened?: Queue<DeliveryJobData>;
 
-  constructor(@InjectQueue(DELIVERY_QUEUE) readonly queue: Queue<DeliveryJobData>) {
-    this.queue.on('error', (err) => this.logger.warn({ msg: 'delivery queue error', error: err.message }));
+  private constructor(private readonly open: () => Queue<DeliveryJobData>) {}
+
+  /** Around a queue that is open already (the worker's, which its processor shares). */
+  static of(queue: Queue<DeliveryJobData>): DeliveryQueue {
+    const delivery = new DeliveryQueue(() => queue);
+    void delivery.queue; // its errors are logged from now on
+    return delivery;
+  }
+
+  /** A queue of its own, opened (and BullMQ required) on the first call that needs it. */
+  static openedOnFirstUse(config: AppConfig): DeliveryQueue {
+    return new DeliveryQueue(() => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { Queue } = require('bullmq') as typeof import('bullmq');
+      return new Queue<DeliveryJobData>(DELIVERY_QUEUE, deliveryQueueOptions(config));
+    });
+  }
+
+  get queue(): Queue<DeliveryJobData> {
+    if (!this.opened) {
+      this.opened = this.open();
+      this.opened.on('error', (err) => this.logger.warn({ msg: 'delivery queue error', error: err.message }));
+    }
+    return this.opened;
   }
 
   /** One job per attempt; an id that already exists (a live job) is not added again. */
@@ -70,8 +95,11 @@ export class DeliveryQueue implements OnApplicationShutdown {
 
   /** Closes the queue, then the connection it was given (BullMQ leaves a given client open). */
   async close(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
-    await closeConnection(this.queue.opts.connection);
+    // a queue never opened has nothing to close (and is not opened now)
+    const queue = this.opened;
+    if (!queue) return;
+    await queue.close().catch(() => undefined);
+    await closeConnection(queue.opts.connection);
   }
 
   onApplicationShutdown(): Promise<void> {

@@ -1,4 +1,6 @@
+import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import type { Queue } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
 import { EventsModule } from '../../events/events.module';
 import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../core/delivery/webhook-sender.service';
@@ -6,7 +8,9 @@ import type { ResolveAll } from '../core/delivery/url-safety';
 import { WebhookSecretsService } from '../core/secrets/webhook-secrets.service';
 import { WebhooksCoreModule } from '../core/webhooks-core.module';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
-import { DeliveryQueueModule } from '../core/delivery-queue.module';
+import type { DeliveryJobData } from '../core/delivery-job';
+import { DELIVERY_QUEUE } from '../core/delivery-job';
+import { DeliveryQueue, deliveryQueueOptions } from '../core/delivery-queue.service';
 import { DeliveryAttemptsStore } from './delivery-attempts.store';
 import { DeliverySweep } from './delivery-sweep.service';
 import { DeliverySweepStore } from './delivery-sweep.store';
@@ -27,9 +31,24 @@ import { WorkerRuntime } from './worker-runtime.service';
 
 /** The outbox relay, the delivery processor and the sweep. Imported by WorkerModule only, never by the API. */
 @Module({
-  // EventsModule: the operational events EndpointHealth raises through the outbox
-  imports: [WebhooksCoreModule, DeliveryQueueModule, EventsModule],
+  imports: [
+    WebhooksCoreModule,
+    // EventsModule: the operational events EndpointHealth raises through the outbox
+    EventsModule,
+    // the queue whose options @nestjs/bullmq gives the processor's BullMQ worker
+    BullModule.registerQueueAsync({
+      name: DELIVERY_QUEUE,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) => deliveryQueueOptions(config),
+    }),
+  ],
   providers: [
+    // the relay's, the retries' and the sweep's adds go through that same queue
+    {
+      provide: DeliveryQueue,
+      inject: [getQueueToken(DELIVERY_QUEUE)],
+      useFactory: (queue: Queue<DeliveryJobData>) => DeliveryQueue.of(queue),
+    },
     // each endpoint's secrets read at most once a second, and again when a claim finds them changed
     {
       provide: CachedLiveSecrets,

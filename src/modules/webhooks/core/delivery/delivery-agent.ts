@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 import { isBlockedAddress, ResolveAll, ResolvedAddress } from './url-safety';
 
 export const defaultResolveAll: ResolveAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -118,6 +118,7 @@ export interface DeliveryAgentOptions {
  * undici never follows redirects unless asked, which is what the platform wants.
  */
 export function createDeliveryAgent(options: DeliveryAgentOptions): Agent {
+  const { Agent } = httpClient();
   return new Agent({
     connections: options.connectionsPerOrigin ?? 128,
     pipelining: 1,
@@ -128,4 +129,16 @@ export function createDeliveryAgent(options: DeliveryAgentOptions): Agent {
       lookup: guardedLookup(options.resolve, options.guardAddresses),
     },
   });
+}
+
+let undici: typeof import('undici') | undefined;
+
+/**
+ * undici, required on the first send rather than at start. The worker sends all day, but the API
+ * sends only for the test route, and the package is among the largest it would otherwise hold for
+ * its whole life (docs/architecture.md#what-each-process-loads).
+ */
+export function httpClient(): typeof import('undici') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (undici ??= require('undici') as typeof import('undici'));
 }

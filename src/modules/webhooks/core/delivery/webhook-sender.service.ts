@@ -1,12 +1,11 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import type { Agent, Dispatcher } from 'undici';
-import { request } from 'undici';
 import { AppConfig } from '../../../../config/app-config';
 import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { CustomHeaders, openHeaders, SealedHeaders } from '../secrets/endpoint-headers';
 import { SecretKeyRing } from '../secrets/secret-cipher';
-import { createDeliveryAgent } from './delivery-agent';
+import { createDeliveryAgent, DeliveryAgentOptions, httpClient } from './delivery-agent';
 import { WEBHOOK_USER_AGENT } from './service-version';
 import { signatureHeader } from './sign';
 import { checkTargetUrlShape, ResolveAll, UnsafeTargetError } from './url-safety';
@@ -99,7 +98,9 @@ function describe(err: unknown, timeoutMs: number): string {
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
-  private readonly agent: Agent;
+  /** made on the first send (see httpClient) */
+  private agent?: Agent;
+  private readonly agentOptions: DeliveryAgentOptions;
   private readonly allowInsecure: boolean;
   private readonly timeoutMs: number;
   private readonly ring: SecretKeyRing;
@@ -113,12 +114,12 @@ export class WebhookSender implements OnModuleDestroy {
     this.allowInsecure = config.WEBHOOK_ALLOW_INSECURE_TARGETS;
     this.timeoutMs = config.webhookTimeoutMs;
     this.ring = new SecretKeyRing(config.webhookEncryptionKeys);
-    this.agent = createDeliveryAgent({
+    this.agentOptions = {
       resolve,
       guardAddresses: !this.allowInsecure,
       connectTimeoutMs: Math.min(this.timeoutMs, 10_000),
       connectionsPerOrigin: Math.max(128, config.WORKER_CONCURRENCY),
-    });
+    };
   }
 
   async send(input: SendInput): Promise<SendResult> {
@@ -164,7 +165,8 @@ export class WebhookSender implements OnModuleDestroy {
       };
       // the receiver may continue the trace (docs/api.md#webhooks); nothing is sent with tracing off
       if (input.traceparent !== undefined) headers.traceparent = input.traceparent;
-      const response = await request(url, {
+      this.agent ??= createDeliveryAgent(this.agentOptions);
+      const response = await httpClient().request(url, {
         method: 'POST',
         dispatcher: this.agent,
         body: input.body,
@@ -203,6 +205,6 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.agent.destroy();
+    await this.agent?.destroy();
   }
 }
