@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+  RouteOptions,
+} from 'fastify';
 import { Errors } from '../common/errors/app-error';
 import {
   DEFAULT_JSON_SHAPE_LIMITS,
@@ -88,11 +95,36 @@ export function createFastifyAdapter(config: Pick<AppConfig, 'trustProxy'>): Fas
     bodyLimit: BODY_LIMIT_BYTES,
     trustProxy: config.trustProxy,
     requestIdHeader: false,
+    schemaController: { compilersFactory: schemaCompilersOnFirstUse() },
     genReqId: (req: IncomingMessage) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
+}
+
+type SchemaCompilers = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>;
+
+/**
+ * Fastify's own schema compilers (ajv for validation, fast-json-stringify for replies), required the
+ * first time a route declares a schema. No route of the API does (class-validator validates, Nest
+ * serialises), so the API never loads them (docs/architecture.md#what-each-process-loads). Fastify would
+ * require both as it starts. They are Fastify's dependencies, so they are required from where it is.
+ */
+function schemaCompilersOnFirstUse(): SchemaCompilers {
+  const fromFastify = createRequire(require.resolve('fastify'));
+  const onFirstUse = <F>(selector: string): F => {
+    let built: ((...args: unknown[]) => unknown) | undefined;
+    const compiler = (...args: unknown[]) => {
+      built ??= (fromFastify(selector) as () => (...args: unknown[]) => unknown)();
+      return built(...args);
+    };
+    return compiler as F;
+  };
+  return {
+    buildValidator: onFirstUse<SchemaCompilers['buildValidator']>('@fastify/ajv-compiler'),
+    buildSerializer: onFirstUse<SchemaCompilers['buildSerializer']>('@fastify/fast-json-stringify-compiler'),
+  };
 }
 
 /** An API key in the query string is refused before anything (logs included) sees it. */
