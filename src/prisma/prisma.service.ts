@@ -1,8 +1,9 @@
-import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { Pool, type QueryResult, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { AppConfig } from '../config/app-config';
+import { releaseQueryCompilerSource } from './query-compiler-source';
 import { routeToBoundConnection } from './request-transaction';
 
 const logger = new Logger('PrismaService');
@@ -23,7 +24,7 @@ const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan -c jit=off';
  * preparedQuery.
  */
 @Injectable()
-export class PrismaService extends PrismaClient implements OnModuleDestroy {
+export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
   readonly pool: Pool;
   /**
    * Whether `pool` statements may be named (prepared once per connection). Not through PgBouncer in
@@ -94,6 +95,15 @@ export class PrismaService extends PrismaClient implements OnModuleDestroy {
    */
   statementName(name: string): string | undefined {
     return this.namedStatements ? name : undefined;
+  }
+
+  /**
+   * Connecting builds Prisma's query compiler (no database connection is opened yet); its source is
+   * then let go (releaseQueryCompilerSource).
+   */
+  async onModuleInit(): Promise<void> {
+    await this.$connect();
+    releaseQueryCompilerSource();
   }
 
   async onModuleDestroy(): Promise<void> {

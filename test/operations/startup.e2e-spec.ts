@@ -115,13 +115,14 @@ describe('a clean start', () => {
     expect(api.output()).not.toMatch(/FSTWRN004|FastifyWarning/);
   });
 
-  it('the API loads neither BullMQ nor undici until a resend or a test delivery needs them', async () => {
-    // the packages the process has required, printed on SIGUSR2 by a wrapper around dist/main.js
+  it('the API loads no package for a rare request, and lets go of the query compiler’s source', async () => {
+    // what the process has required, sent over IPC on request by a wrapper around dist/main.js
     const api = await startBuiltApi([
       '-e',
-      `process.on('SIGUSR2', () => {
-        const names = new Set(Object.keys(require.cache).map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(f)?.[1]));
-        process.stderr.write('LOADED ' + JSON.stringify([...names].filter(Boolean)) + '\\n');
+      `process.on('message', () => {
+        const files = Object.keys(require.cache);
+        const packages = new Set(files.map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(f)?.[1]));
+        process.send({ packages: [...packages].filter(Boolean), compilerSource: files.filter((f) => f.endsWith('.wasm-base64.js')) });
       });
       require(process.argv[1]);`,
       join(dist, 'main.js'),
@@ -129,16 +130,30 @@ describe('a clean start', () => {
     try {
       // a request through the guards and a route, as a client's first one
       expect((await fetch(`${api.url}/api/sdk/tweets`)).status).toBe(401);
-      api.process.kill('SIGUSR2');
-      const line = await waitFor(
-        'the list of loaded packages',
-        async () => /^LOADED (.*)$/m.exec(api.output())?.[1],
+      // (the API itself sends its start-up signal on the same channel: the report is the message with packages)
+      const report = new Promise<{ packages: string[]; compilerSource: string[] }>((done) => {
+        const take = (message: { packages?: string[]; compilerSource: string[] }) => {
+          if (!message?.packages) return;
+          api.process.off('message', take);
+          done({ packages: message.packages, compilerSource: message.compilerSource });
+        };
+        api.process.on('message', take);
+      });
+      api.process.send('report');
+      const { packages, compilerSource } = await report;
+      expect(packages).toEqual(
+        expect.arrayContaining(['@nestjs/core', 'fastify', 'ioredis', '@prisma/client']),
       );
-      const loaded = JSON.parse(line) as string[];
-      expect(loaded).toEqual(expect.arrayContaining(['@nestjs/core', 'fastify', 'ioredis']));
-      expect(loaded).not.toContain('bullmq');
-      expect(loaded).not.toContain('@nestjs/bullmq');
-      expect(loaded).not.toContain('undici');
+      // resend and recover only (docs/architecture.md#what-each-process-loads)
+      expect(packages).not.toContain('bullmq');
+      expect(packages).not.toContain('@nestjs/bullmq');
+      // the test route only
+      expect(packages).not.toContain('undici');
+      // a route with a Fastify schema only, and the API has none
+      expect(packages).not.toContain('@fastify/ajv-compiler');
+      expect(packages).not.toContain('ajv');
+      // the compiler is built (Prisma connected at start), and its base64 text is no longer held
+      expect(compilerSource).toEqual([]);
     } finally {
       await api.stop();
     }
@@ -160,11 +175,13 @@ async function startBuiltApi(args = [join(dist, 'main.js')]) {
   const port = await freePort();
   const api = spawn(process.execPath, args, {
     cwd: root,
+    // an IPC channel, for a test's own wrapper around the API to answer on
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...MALLOC_ENVIRONMENT, ...process.env, LOG_LEVEL: 'warn', PORT: String(port), HOST: '127.0.0.1' },
   });
   let output = '';
-  api.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  api.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  api.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  api.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (api.exitCode !== null || api.signalCode !== null) return;
