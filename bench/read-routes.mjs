@@ -12,8 +12,8 @@
 //
 // Seeds (once, into the database of bench/tweets-list.mjs) 10,000 members and an endpoint with
 // 1,000,000 attempts (one in ten FAILED). Prints one JSON line: the floor, and per route req/s,
-// p50, p99 and the ratio to the floor; the API's peak RSS over the whole run and its ratio to the
-// floor process's. Targets: lib/read-bench.mjs. The database is dropped at the end unless BENCH_KEEP_DB=1.
+// p50, p99 and the ratio to the floor; the API's peak RSS over its start-up and the routes' load
+// (not the one login before it, whose peak is printed beside) and its ratio to the floor process's. Targets: lib/read-bench.mjs. The database is dropped at the end unless BENCH_KEEP_DB=1.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -31,6 +31,7 @@ import {
   FLOOR_READ_VARIANT,
   measureRoute,
   peakRssMiB,
+  resetPeakRss,
   ROOT,
   ROUNDS,
   seed,
@@ -101,12 +102,18 @@ const floor = floorFigures.autocannon;
 
 const api = await startApi();
 try {
+  // the API's start-up counts, as the floor's does; the one login that gets the Bearer token does
+  // not: the floor logs nobody in, and its 19 MiB argon2 block (src/modules/auth/password.service.ts) would be the
+  // peak. Its own peak is printed beside (loginPeakRssMiB); bench/auth.mjs measures logins.
+  const startPeakRssMiB = peakRssMiB(api.pid);
   const login = await fetch(`${BENCH_URL}/api/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email: 'owner@bench.test', password: PASSWORD, communityId }),
   });
   const token = (await login.json()).data.accessToken;
+  const loginPeakRssMiB = peakRssMiB(api.pid);
+  resetPeakRss(api.pid);
   const key = { 'x-api-key': apiKey };
   const bearer = { authorization: `Bearer ${token}` };
   const routes = {
@@ -120,7 +127,7 @@ try {
     ),
   };
   for (const figure of Object.values(routes)) figure.ratio = ratio(figure.rps, floor.rps);
-  const apiPeakRssMiB = peakRssMiB(api.pid);
+  const apiPeakRssMiB = Math.max(startPeakRssMiB, peakRssMiB(api.pid));
   const rss = ratio(apiPeakRssMiB, floorFigures.peakRssMiB);
   const log = routes['deliveries FAILED (Bearer)'];
   const others = Object.entries(routes).filter(([name]) => !name.startsWith('deliveries'));
@@ -132,6 +139,7 @@ try {
       routes,
       apiPeakRssMiB,
       peakRssRatio: rss,
+      loginPeakRssMiB,
       targets: `ratio >= ${TARGET_RATIO} and p99 < ${TARGET_P99_MS} ms; the delivery log p99 < ${TARGET_DELIVERY_LOG_P99_MS} ms; peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
       pass:
         others.every(([, f]) => f.ratio >= TARGET_RATIO && f.p99Ms < TARGET_P99_MS) &&

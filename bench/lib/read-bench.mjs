@@ -3,7 +3,7 @@
 // dist/ as production runs it, and the reading of the floor's output.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,6 +189,15 @@ export async function insertAttempts(db, { communityId, endpointId, from = 0, co
        FROM generate_series($3::int + 1, $3::int + $4::int) AS g`,
     [communityId, endpointId, from, count],
   );
+}
+
+/**
+ * Sets a process's peak resident set size (VmHWM) back to its current size (Linux's clear_refs "5"), so
+ * that the next peakRssMiB covers only what follows: a bench's own set-up, which the floor does not
+ * do, is then left out of the figure compared with the floor's.
+ */
+export function resetPeakRss(pid) {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
 }
 
 /** Peak resident set size of a process so far, in MiB (VmHWM), as the floor reads it. */
