@@ -13,7 +13,8 @@
 // Seeds (once, into the database of bench/tweets-list.mjs) 10,000 members and an endpoint with
 // 1,000,000 attempts (one in ten FAILED). Prints one JSON line: the floor, and per route req/s,
 // p50, p99 and the ratio to the floor; the API's peak RSS over its start-up and the routes' load
-// (not the one login before it, whose peak is printed beside) and its ratio to the floor process's. Targets: lib/read-bench.mjs. The database is dropped at the end unless BENCH_KEEP_DB=1.
+// (not the one login before it, whose peak is printed beside) and its ratio to the floor process's.
+// Targets: lib/read-bench.mjs. The database is dropped at the end unless BENCH_KEEP_DB=1.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import pg from 'pg';
@@ -103,8 +104,9 @@ const floor = floorFigures.autocannon;
 const api = await startApi();
 try {
   // the API's start-up counts, as the floor's does; the one login that gets the Bearer token does
-  // not: the floor logs nobody in, and its 19 MiB argon2 block (src/modules/auth/password.service.ts) would be the
-  // peak. Its own peak is printed beside (loginPeakRssMiB); bench/auth.mjs measures logins.
+  // not: the floor logs nobody in, and that login's 19 MiB argon2 block
+  // (src/modules/auth/password.service.ts) would be the peak. Its own peak is printed beside
+  // (loginPeakRssMiB); bench/auth.mjs measures logins.
   const startPeakRssMiB = peakRssMiB(api.pid);
   const login = await fetch(`${BENCH_URL}/api/auth/login`, {
     method: 'POST',

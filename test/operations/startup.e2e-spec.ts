@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { MALLOC_ENVIRONMENT } from '../../src/bootstrap/memory-flags';
 import { unique } from '../utils/factories';
+import { freePort } from '../utils/metrics';
 import { waitFor } from '../utils/worker';
 
 /**
@@ -159,16 +159,6 @@ describe('a clean start', () => {
     }
   });
 });
-
-/** A free TCP port on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise<number>((done) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => done(port));
-    });
-  });
-}
 
 /** The built API (`node <args>`, by default dist/main.js) on a free port, once it answers. */
 async function startBuiltApi(args = [join(dist, 'main.js')]) {
