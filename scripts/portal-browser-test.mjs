@@ -81,7 +81,25 @@ async function apiCall(method, path, token, body, apiKey) {
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return (await res.json()).data;
+  const reply = await res.json();
+  // every call here expects success: a refusal stops the run with its status and code, not a later undefined
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status} ${reply?.code ?? ''}`);
+  return reply.data;
+}
+
+/**
+ * The test's own Bearer token for its calls to the API, from a login of its own, renewed before the run's
+ * short-lived access tokens (JWT_EXPIRES_IN) run out: a step may take longer than they live on a slow machine.
+ */
+function ownLogin(credentials) {
+  let own = { token: null, at: 0 };
+  return async () => {
+    if (Date.now() - own.at > 5_000) {
+      const pair = await apiCall('POST', '/auth/login', undefined, credentials);
+      own = { token: pair.accessToken, at: Date.now() };
+    }
+    return own.token;
+  };
 }
 
 /** The status of a call made with a token captured from the page (the page's own calls aside). */
@@ -620,26 +638,22 @@ async function embeddedPortal({ browser, owner, password, pro, enterprise }) {
     viewport,
   });
   try {
-    const login = await apiCall('POST', '/auth/login', undefined, {
-      email: owner,
-      password,
-      communityId: pro.id,
-    });
-    const token = login.accessToken;
-    const settings = await apiCall('PATCH', '/sdk/community/settings', token, {
+    const ownerToken = ownLogin({ email: owner, password, communityId: pro.id });
+    const settings = await apiCall('PATCH', '/sdk/community/settings', await ownerToken(), {
       communityId: pro.id,
       portalAllowedOrigins: [allowed],
     });
     if (JSON.stringify(settings?.portalAllowedOrigins) !== JSON.stringify([allowed]))
       throw new Error(`demo-pro's portalAllowedOrigins: ${JSON.stringify(settings)}`);
     // a light brand colour: the page must put black text on it and darken it where it is text on white
-    await apiCall('PATCH', '/sdk/community/branding', token, {
+    await apiCall('PATCH', '/sdk/community/branding', await ownerToken(), {
       communityId: pro.id,
       primaryColor: '#FFCC00',
       logoUrl: `${allowed}/logo.svg`,
     });
     const newLink = async (community = pro) =>
-      (await apiCall('POST', `/communities/${community.id}/webhooks/portal-links`, token, {})).url;
+      (await apiCall('POST', `/communities/${community.id}/webhooks/portal-links`, await ownerToken(), {}))
+        .url;
     const frameOf = (page) => page.frameLocator('iframe');
     const heading = (page) => frameOf(page).getByRole('heading', { name: 'Webhooks · Demo Pro' });
 
@@ -799,15 +813,7 @@ try {
   });
   const signedIn = watchSession(page);
   const expectText = (text) => page.getByText(text).first().waitFor({ timeout: 15_000 });
-  // the test's own reads of the API, with a login of its own renewed before its 8 s run out
-  let own = { token: null, at: 0 };
-  const ownerToken = async () => {
-    if (Date.now() - own.at > 5_000) {
-      const pair = await apiCall('POST', '/auth/login', undefined, { email: owner, password: demo.password });
-      own = { token: pair.accessToken, at: Date.now() };
-    }
-    return own.token;
-  };
+  const ownerToken = ownLogin({ email: owner, password: demo.password });
   const listOfPro = async () => apiCall('GET', `/communities/${pro.id}/webhooks`, await ownerToken());
 
   // --- password sign-in, then the community picker
@@ -882,7 +888,7 @@ try {
   await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234', 'X-Route': '…west' });
   await card.getByText('Rate limit: 20 per second').waitFor();
   await card.getByText('Ordering: FIFO').waitFor();
-  const listed = await apiCall('GET', `/communities/${pro.id}/webhooks`, signedIn.token);
+  const listed = await listOfPro();
   const created = listed.items.find((w) => w.url === hook);
   if (created.rateLimit !== 20) throw new Error(`the API keeps a rate limit of ${created.rateLimit}, not 20`);
   if (created.ordering !== 'fifo')
@@ -955,7 +961,7 @@ try {
   await expectHeadersOnCard(card, { 'X-Tenant-Token': '…1234' });
   await card.getByText('Rate limit: none').waitFor();
   await card.getByText('Ordering: unordered').waitFor();
-  const edited = await apiCall('GET', `/communities/${pro.id}/webhooks`, signedIn.token);
+  const edited = await listOfPro();
   const orderingStored = edited.items.find((w) => w.url === hook).ordering;
   if (orderingStored !== 'unordered')
     throw new Error(`the API keeps the ordering as ${orderingStored}, not unordered`);
