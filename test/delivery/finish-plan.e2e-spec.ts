@@ -118,4 +118,58 @@ describe('closing attempts beside thousands of waiting ones', () => {
     );
     expect(stillClaimed[0].n).toBe('0');
   });
+
+  it("runs one finish statement at a time: a second would wait on the first's rows of the same endpoint", async () => {
+    const { community } = await memberWithToken(api.app);
+    const endpoint = await createEndpoint(api, community.id, {
+      url: 'http://127.0.0.1:9/finish-one-at-a-time',
+      events: ['tweet.created'],
+      isActive: false,
+    });
+    const { rows: claimed } = await api.prisma.pool.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
+                                       next_attempt_at, started_at, queue_position, updated_at)
+       SELECT gen_random_uuid(), $1, $2, 'one_' || n, 'tweet.created', 1, 'PENDING', now(), now(), n, now()
+       FROM generate_series(1, $3::int) AS n
+       RETURNING id`,
+      [community.id, endpoint.id, 2 * BATCH],
+    );
+    const finish = (batch: { id: string }[]) =>
+      Promise.all(batch.map((a) => store.finish(a.id, community.id, SUCCESS, null)));
+    const isFinish = (text: unknown) => typeof text === 'string' && text.includes('WITH outcome AS');
+
+    // the first finish statement is held until the second batch of calls has had every turn of the
+    // event loop it needs to go out (two setImmediate turns: the scheduling's and its dispatch's)
+    const pool = api.prisma.pool;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    let inFlight = 0;
+    let peak = 0;
+    let second: Promise<boolean[]> | undefined;
+    const spy = jest.spyOn(pool, 'query').mockImplementation((async (...args: unknown[]) => {
+      const config = args[0] as { text?: string } | string;
+      if (!isFinish(typeof config === 'string' ? config : config?.text)) return query(...args);
+      peak = Math.max(peak, ++inFlight);
+      try {
+        if (!second) {
+          second = finish(claimed.slice(BATCH));
+          for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+        }
+        return await query(...args);
+      } finally {
+        inFlight--;
+      }
+    }) as never);
+    try {
+      expect(await finish(claimed.slice(0, BATCH))).toEqual(Array(BATCH).fill(true));
+      expect(await second).toEqual(Array(BATCH).fill(true));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(peak).toBe(1);
+    const { rows: figures } = await api.prisma.pool.query<{ attempts: number }>(
+      'SELECT attempts FROM webhook_attempt_stats WHERE endpoint_id = $1',
+      [endpoint.id],
+    );
+    expect(figures).toEqual([{ attempts: 2 * BATCH }]);
+  });
 });

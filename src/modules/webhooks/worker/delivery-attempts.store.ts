@@ -139,6 +139,13 @@ interface Finish {
  * on the wire while the other's results come back, and leave the rest of the pool to everything else.
  */
 export const HOT_PATH_BATCHES = 2;
+/**
+ * Finish statements run one at a time, each carrying every finish called while the one before ran:
+ * two at once close attempts of the same busy endpoint and count them into the same row of its hourly
+ * figures, so the second waits on the first's row lock, rechecks, and adds a statement's planning for
+ * a smaller batch (bench/README.md, "Finishes one at a time").
+ */
+export const FINISH_BATCHES = 1;
 
 /**
  * The claimed FIFO head's trace context, read beside webhook_claim_fifo_head's answer (which does not
@@ -161,7 +168,7 @@ export class DeliveryAttemptsStore {
     },
   );
   private readonly finishes = new GroupCommit<Finish, boolean>((items) => this.finishBatch(items), {
-    maxConcurrentBatches: HOT_PATH_BATCHES,
+    maxConcurrentBatches: FINISH_BATCHES,
     maxBatchSize: HOT_PATH_BATCH_SIZE,
   });
 
