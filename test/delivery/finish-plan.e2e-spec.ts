@@ -58,30 +58,50 @@ describe('closing attempts beside thousands of waiting ones', () => {
     return Number(rows[0].n);
   }
 
-  it('closes a batch, and gives claims back, by reading their own rows, not the waiting ones', async () => {
+  /** A community with an endpoint that is off (no job of this file's rows is ever run by a worker). */
+  async function endpointOff(path: string): Promise<{ communityId: string; endpointId: string }> {
     const { community } = await memberWithToken(api.app);
     const endpoint = await createEndpoint(api, community.id, {
-      url: 'http://127.0.0.1:9/finish-plan',
+      url: `http://127.0.0.1:9/${path}`,
       events: ['tweet.created'],
       isActive: false,
     });
+    return { communityId: community.id, endpointId: endpoint.id };
+  }
+
+  /**
+   * `count` attempts of the endpoint, numbered from `from`, the first `claimed` of them claimed and the
+   * rest waiting; returns the claimed ones.
+   */
+  async function writeAttempts(
+    { communityId, endpointId }: { communityId: string; endpointId: string },
+    from: number,
+    count: number,
+    claimed: number,
+  ): Promise<{ id: string }[]> {
+    const { rows } = await api.prisma.pool.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
+                                       next_attempt_at, started_at, queue_position, updated_at)
+       SELECT gen_random_uuid(), $1, $2, 'msg_' || n, 'tweet.created', 1, 'PENDING', now(),
+              CASE WHEN n < $3 + $5 THEN now() END, n, now()
+       FROM generate_series($3::int, $3::int + $4::int - 1) AS n
+       ORDER BY n
+       RETURNING id`,
+      [communityId, endpointId, from, count, claimed],
+    );
+    return rows.slice(0, claimed);
+  }
+
+  /** Finishes the attempts as sent successfully, all at once; answers whether each was closed. */
+  const finishAll = (communityId: string, attempts: { id: string }[]) =>
+    Promise.all(attempts.map((a) => store.finish(a.id, communityId, SUCCESS, null)));
+
+  it('closes a batch, and gives claims back, by reading their own rows, not the waiting ones', async () => {
+    const target = await endpointOff('finish-plan');
     await api.prisma.pool.query('ANALYZE webhook_deliveries');
-    /** `count` attempts of the endpoint, the first `claimed` of them claimed, the rest waiting. */
-    const write = async (from: number, count: number, claimed: number) =>
-      (
-        await api.prisma.pool.query<{ id: string }>(
-          `INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
-                                           next_attempt_at, started_at, queue_position, updated_at)
-           SELECT gen_random_uuid(), $1, $2, 'msg_' || n, 'tweet.created', 1, 'PENDING', now(),
-                  CASE WHEN n < $3 + $5 THEN now() END, n, now()
-           FROM generate_series($3::int, $3::int + $4::int - 1) AS n
-           ORDER BY n
-           RETURNING id`,
-          [community.id, endpoint.id, from, count, claimed],
-        )
-      ).rows.slice(0, claimed);
-    const finishBatch = (batch: { id: string }[]) =>
-      Promise.all(batch.map((a) => store.finish(a.id, community.id, SUCCESS, null)));
+    const write = (from: number, count: number, claimed: number) =>
+      writeAttempts(target, from, count, claimed);
+    const finishBatch = (batch: { id: string }[]) => finishAll(target.communityId, batch);
 
     // seven batches while the log is small: a prepared statement's plan turns generic after its
     // fifth run, and would be made here
@@ -97,7 +117,7 @@ describe('closing attempts beside thousands of waiting ones', () => {
     // the give-back of claims (a job that parks) looks its rows up the same way
     const parked = await write(7 * BATCH + WAITING + 1, BATCH, BATCH);
     const beforeGiveBack = await rowsRead();
-    await Promise.all(parked.map((a) => store.unclaim(a.id, community.id)));
+    await Promise.all(parked.map((a) => store.unclaim(a.id, target.communityId)));
     const readByGiveBack = (await rowsRead()) - beforeGiveBack;
 
     // each closed row is looked up twice (locked, then updated); the hourly figures are another table
@@ -105,7 +125,7 @@ describe('closing attempts beside thousands of waiting ones', () => {
     expect(readByGiveBack).toBeLessThanOrEqual(4 * BATCH);
     const { rows: states } = await api.prisma.pool.query<{ status: string; n: string }>(
       `SELECT status, count(*) AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status ORDER BY status`,
-      [endpoint.id],
+      [target.endpointId],
     );
     expect(states).toEqual([
       // the burst's waiting rows, and the given-back claims waiting again
@@ -120,26 +140,14 @@ describe('closing attempts beside thousands of waiting ones', () => {
   });
 
   it("runs one finish statement at a time: a second would wait on the first's rows of the same endpoint", async () => {
-    const { community } = await memberWithToken(api.app);
-    const endpoint = await createEndpoint(api, community.id, {
-      url: 'http://127.0.0.1:9/finish-one-at-a-time',
-      events: ['tweet.created'],
-      isActive: false,
-    });
-    const { rows: claimed } = await api.prisma.pool.query<{ id: string }>(
-      `INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
-                                       next_attempt_at, started_at, queue_position, updated_at)
-       SELECT gen_random_uuid(), $1, $2, 'one_' || n, 'tweet.created', 1, 'PENDING', now(), now(), n, now()
-       FROM generate_series(1, $3::int) AS n
-       RETURNING id`,
-      [community.id, endpoint.id, 2 * BATCH],
-    );
-    const finish = (batch: { id: string }[]) =>
-      Promise.all(batch.map((a) => store.finish(a.id, community.id, SUCCESS, null)));
+    const target = await endpointOff('finish-one-at-a-time');
+    const claimed = await writeAttempts(target, 1, 2 * BATCH, 2 * BATCH);
+    const finish = (batch: { id: string }[]) => finishAll(target.communityId, batch);
     const isFinish = (text: unknown) => typeof text === 'string' && text.includes('WITH outcome AS');
 
     // the first finish statement is held until the second batch of calls has had every turn of the
-    // event loop it needs to go out (two setImmediate turns: the scheduling's and its dispatch's)
+    // event loop it needs to go out (two setImmediate turns, the scheduling's and its dispatch's, and
+    // one more)
     const pool = api.prisma.pool;
     const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
     let inFlight = 0;
@@ -168,7 +176,7 @@ describe('closing attempts beside thousands of waiting ones', () => {
     expect(peak).toBe(1);
     const { rows: figures } = await api.prisma.pool.query<{ attempts: number }>(
       'SELECT attempts FROM webhook_attempt_stats WHERE endpoint_id = $1',
-      [endpoint.id],
+      [target.endpointId],
     );
     expect(figures).toEqual([{ attempts: 2 * BATCH }]);
   });
