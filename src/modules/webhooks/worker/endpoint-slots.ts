@@ -206,7 +206,9 @@ export class EndpointSlots implements OnApplicationShutdown {
     };
     let lease: Lease | null = null;
     let soonestExpiryMs = 0;
-    if (state.waiters.length > 0 && this.mayWaitHere(state)) lease = await this.waitHere(state, start);
+    // jobs wait here already, or this worker holds every slot (Redis would only say "full"): when a
+    // release here is expected soon the job waits for it without a round trip to Redis
+    if (this.full(state) && this.mayWaitHere(state)) lease = await this.waitHere(state, start);
     else {
       // a slot is likely: this worker does not hold them all, so the early work overlaps the acquire
       if (state.held.size < this.capacity) start();

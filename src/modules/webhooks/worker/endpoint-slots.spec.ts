@@ -1,0 +1,61 @@
+import type { Job } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../../../config/app-config';
+import type { DeliveryJobData } from '../core/delivery-job';
+import type { DeliveryQueue } from '../core/delivery-queue.service';
+import { EndpointSlots } from './endpoint-slots';
+
+/**
+ * Real Redis (the run's key prefix). A worker that holds every slot of an endpoint already knows
+ * that Redis would answer "full": a job that may wait here for the next release (README.md in this
+ * directory, "Fairness between endpoints") waits without asking.
+ */
+describe('EndpointSlots, an endpoint whose every slot this worker holds', () => {
+  const CAP = 2;
+  const config = loadConfig({ ...process.env, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: String(CAP) }).config;
+  // the queue is only used to wake a parked job, and none parks here
+  const slots = new EndpointSlots(config, {} as DeliveryQueue);
+  /** Its private acquire: one Redis script call each. */
+  const withAcquire = slots as unknown as { acquire: (...args: unknown[]) => Promise<unknown> };
+
+  afterAll(() => slots.onApplicationShutdown());
+
+  const jobOf = (endpointId: string, n: number) =>
+    ({ id: `job-${n}`, data: { endpointId } }) as unknown as Job<DeliveryJobData>;
+
+  /** Lets every callback already due run (Redis answers, promise chains), `turns` times over. */
+  const settle = async (turns = 20) => {
+    for (let n = 0; n < turns; n++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('waits for its next release without a round trip to Redis, and never runs past the cap', async () => {
+    const endpointId = randomUUID();
+    const acquires = jest.spyOn(withAcquire, 'acquire');
+    const holding: Array<() => void> = [];
+    const holders = Array.from({ length: CAP }, (_, n) =>
+      slots.run(jobOf(endpointId, n), undefined, () => new Promise<void>((done) => holding.push(done))),
+    );
+    for (let turns = 0; holding.length < CAP && turns < 1000; turns++) await settle(1);
+    expect(holding).toHaveLength(CAP);
+    expect(acquires).toHaveBeenCalledTimes(CAP);
+
+    let ran = false;
+    const waiter = slots.run(jobOf(endpointId, CAP), undefined, async () => {
+      ran = true;
+    });
+    await settle();
+    // the cap holds: it waits, and it asked Redis nothing
+    expect(ran).toBe(false);
+    expect(acquires).toHaveBeenCalledTimes(CAP);
+
+    // the first holder's release hands its lease over here
+    holding[0]();
+    await waiter;
+    expect(ran).toBe(true);
+    expect(acquires).toHaveBeenCalledTimes(CAP);
+
+    holding[1]();
+    await Promise.all(holders);
+    acquires.mockRestore();
+  });
+});
