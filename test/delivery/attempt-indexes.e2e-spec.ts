@@ -1,0 +1,39 @@
+import { Client } from 'pg';
+
+/**
+ * webhook_deliveries takes the most writes of any table: the relay inserts every attempt, and every
+ * finish (and every claim that is not HOT) writes an entry into each index again. So it keeps only the
+ * indexes a statement reads; each is named here with its reader. The other tenant tables' (community_id,
+ * id) key is left out on purpose: no foreign key points at an attempt and the primary key finds one by id
+ * (bench/README.md, "One index fewer on the attempts").
+ */
+describe('the indexes of webhook_deliveries', () => {
+  it('are the ones its statements read, and no more', async () => {
+    const db = new Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const { rows } = await db.query<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE tablename = 'webhook_deliveries' ORDER BY indexname`,
+      );
+      expect(rows.map((r) => r.indexname)).toEqual([
+        // the delivery log's page, and its status filter
+        'webhook_deliveries_community_id_endpoint_id_created_at_id_idx',
+        'webhook_deliveries_community_id_endpoint_id_status_created__idx',
+        // the log by message filtered by event type
+        'webhook_deliveries_endpoint_id_event_type_created_at_id_idx',
+        // the claim, the relay's and the retry's ON CONFLICT
+        'webhook_deliveries_endpoint_id_message_id_attempt_key',
+        // the outbox pruner, the log's filter by message
+        'webhook_deliveries_message_id_idx',
+        // the sweep's due attempts
+        'webhook_deliveries_pending_idx',
+        // the finish, the give-back, by id
+        'webhook_deliveries_pkey',
+        // a FIFO endpoint's head
+        'webhook_deliveries_queue_idx',
+      ]);
+    } finally {
+      await db.end();
+    }
+  });
+});
