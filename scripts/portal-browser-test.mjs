@@ -380,8 +380,10 @@ async function searchTheLog(page, card, messageId, apiKey) {
   const rows = card.locator('table.messages > tbody > tr[data-message]');
   /** Does `action`, and returns the messages route's answer to the read it caused. */
   const answerTo = async (action) => {
+    // a 401 is not the answer: the page's token ran out (JWT_EXPIRES_IN is short here), and the page
+    // renews it and asks again; the answer is that second one, or a later reading takes it for its own
     const answer = page.waitForResponse(
-      (r) => r.request().method() === 'GET' && /\/messages\?/.test(r.url()),
+      (r) => r.request().method() === 'GET' && /\/messages\?/.test(r.url()) && r.status() !== 401,
     );
     await action();
     const response = await answer;
