@@ -58,4 +58,45 @@ describe('EndpointSlots, an endpoint whose every slot this worker holds', () => 
     await Promise.all(holders);
     acquires.mockRestore();
   });
+
+  it("keeps the endpoint's pace when it lets go of every slot, so the next burst waits here instead of parking", async () => {
+    const endpointId = randomUUID();
+    const parked: string[] = [];
+    /** A job that records a park (BullMQ's moveToDelayed) instead of making one. */
+    const parkableJob = (n: number) =>
+      ({
+        id: `job-${n}`,
+        data: { endpointId },
+        moveToDelayed: async () => void parked.push(`job-${n}`),
+      }) as unknown as Job<DeliveryJobData>;
+    /** Starts `count` jobs that hold their slot until released; resolves their releases once all hold one. */
+    const burst = async (first: number, count: number) => {
+      const releases: Array<() => void> = [];
+      const runs = Array.from({ length: count }, (_, n) =>
+        slots.run(parkableJob(first + n), undefined, () => new Promise<void>((done) => releases.push(done))),
+      );
+      for (let turns = 0; releases.length < Math.min(count, CAP) && turns < 1000; turns++) await settle(1);
+      return { releases, runs };
+    };
+
+    // a first burst: its two releases, some turns of the event loop apart, measure a fast pace; then no
+    // slot is held here and the endpoint's state is dropped
+    const first = await burst(0, CAP);
+    first.releases[0]();
+    await settle();
+    first.releases[1]();
+    await Promise.all(first.runs);
+
+    // the next burst: CAP jobs hold the slots, CAP + 1 more wait (one more than an unknown pace lets wait)
+    const next = await burst(CAP, 2 * CAP + 1);
+    await settle();
+    expect(parked).toEqual([]);
+    // each release hands its lease to the next job waiting here, until all have run
+    for (let n = 0; n < 2 * CAP + 1; n++) {
+      for (let turns = 0; next.releases.length <= n && turns < 1000; turns++) await settle(1);
+      next.releases[n]();
+    }
+    await Promise.all(next.runs);
+    expect(parked).toEqual([]);
+  });
 });

@@ -25,6 +25,15 @@ const MAX_WAKE_TRIES = 5;
 export const LOCAL_WAIT_MS = 100;
 /** Weight of the newest interval in an endpoint's moving average of its releases' spacing. */
 const RELEASE_EMA_WEIGHT = 0.2;
+/**
+ * An endpoint's pace outlives what this worker knows of it by this long. A busy endpoint's state is
+ * dropped whenever this worker holds none of its slots and none of its jobs waits here, which happens
+ * between two bursts; without the pace, only `capacity` of the next burst's jobs could wait here until
+ * two releases had measured it again, and the rest parked.
+ */
+const PACE_MEMORY_MS = 1_000;
+/** The most endpoints whose pace is remembered after their state is dropped (the oldest go first). */
+const MAX_REMEMBERED_PACES = 10_000;
 
 /**
  * Acquire: drop expired leases, then take a lease if fewer than `capacity` are live, on Redis's
@@ -161,6 +170,8 @@ export class EndpointSlots implements OnApplicationShutdown {
   private readonly handOverMinMs: number;
   private readonly keyPrefix: string;
   private readonly endpoints = new Map<string, EndpointState>();
+  /** The pace of endpoints whose state was dropped, and when (see PACE_MEMORY_MS). */
+  private readonly paces = new Map<string, { releaseSpacingMs: number; droppedAt: number }>();
 
   constructor(
     config: AppConfig,
@@ -262,10 +273,17 @@ export class EndpointSlots implements OnApplicationShutdown {
     return state.waiters.length > 0 || state.held.size >= this.capacity;
   }
 
-  /** Drops what this worker knows of an endpoint it neither holds nor waits for; false. */
+  /** Drops what this worker knows of an endpoint it neither holds nor waits for, but its pace; false. */
   private forget(endpointId: string, state: EndpointState): false {
-    if (state.held.size === 0 && state.waiters.length === 0 && this.endpoints.get(endpointId) === state)
-      this.endpoints.delete(endpointId);
+    if (state.held.size > 0 || state.waiters.length > 0 || this.endpoints.get(endpointId) !== state)
+      return false;
+    this.endpoints.delete(endpointId);
+    if (state.releaseSpacingMs > 0) {
+      this.paces.delete(endpointId);
+      this.paces.set(endpointId, { releaseSpacingMs: state.releaseSpacingMs, droppedAt: performance.now() });
+      // a Map iterates in insertion order: the first key is the oldest
+      if (this.paces.size > MAX_REMEMBERED_PACES) this.paces.delete(this.paces.keys().next().value!);
+    }
     return false;
   }
 
@@ -347,7 +365,12 @@ export class EndpointSlots implements OnApplicationShutdown {
   private state(endpointId: string): EndpointState {
     let state = this.endpoints.get(endpointId);
     if (!state) {
-      state = { held: new Set(), waiters: [], lastProgressAt: 0, lastReleaseAt: 0, releaseSpacingMs: 0 };
+      // a pace remembered from just before (PACE_MEMORY_MS); the idle time since is not one of its intervals
+      const pace = this.paces.get(endpointId);
+      this.paces.delete(endpointId);
+      const releaseSpacingMs =
+        pace && performance.now() - pace.droppedAt <= PACE_MEMORY_MS ? pace.releaseSpacingMs : 0;
+      state = { held: new Set(), waiters: [], lastProgressAt: 0, lastReleaseAt: 0, releaseSpacingMs };
       this.endpoints.set(endpointId, state);
     }
     return state;
@@ -400,8 +423,7 @@ export class EndpointSlots implements OnApplicationShutdown {
         return;
       }
       state.held.delete(lease);
-      if (state.held.size === 0 && state.waiters.length === 0 && this.endpoints.get(endpointId) === state)
-        this.endpoints.delete(endpointId);
+      this.forget(endpointId, state);
       await this.wakeOneOf(await this.redis.cpSlotRelease(leases, waiters, lease.id), leases, waiters);
     } catch (err) {
       // the lease then expires by itself; parked jobs wake on their own timer
