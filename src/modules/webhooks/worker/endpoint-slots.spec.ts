@@ -1,5 +1,6 @@
 import type { Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import type { DeliveryQueue } from '../core/delivery-queue.service';
@@ -20,12 +21,40 @@ describe('EndpointSlots, an endpoint whose every slot this worker holds', () => 
 
   afterAll(() => slots.onApplicationShutdown());
 
+  // The clock EndpointSlots reads and its timers move only when a test moves them: an endpoint's pace, its
+  // last progress and the LOCAL_WAIT_MS after which a waiter parks then depend on nothing the machine's
+  // load can stretch. Redis's answers and the turns of the event loop stay real.
+  let now = 1_000;
+  beforeEach(() => {
+    jest.useFakeTimers({
+      doNotFake: [
+        'nextTick',
+        'setImmediate',
+        'clearImmediate',
+        'queueMicrotask',
+        'Date',
+        'hrtime',
+        'performance',
+      ],
+    });
+    jest.spyOn(performance, 'now').mockImplementation(() => now);
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
   const jobOf = (endpointId: string, n: number) =>
     ({ id: `job-${n}`, data: { endpointId } }) as unknown as Job<DeliveryJobData>;
 
   /** Lets every callback already due run (Redis answers, promise chains), `turns` times over. */
   const settle = async (turns = 20) => {
     for (let n = 0; n < turns; n++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  /** Turns the event loop until `done()` (Redis answering, on the wall clock: Date is not faked), or throws. */
+  const until = async (what: string, done: () => boolean) => {
+    for (const giveUpAt = Date.now() + 10_000; !done(); await settle(1))
+      if (Date.now() > giveUpAt) throw new Error(`${what} did not happen`);
   };
 
   it('waits for its next release without a round trip to Redis, and never runs past the cap', async () => {
@@ -35,7 +64,7 @@ describe('EndpointSlots, an endpoint whose every slot this worker holds', () => 
     const holders = Array.from({ length: CAP }, (_, n) =>
       slots.run(jobOf(endpointId, n), undefined, () => new Promise<void>((done) => holding.push(done))),
     );
-    for (let turns = 0; holding.length < CAP && turns < 1000; turns++) await settle(1);
+    await until('the holders got their slots', () => holding.length === CAP);
     expect(holding).toHaveLength(CAP);
     expect(acquires).toHaveBeenCalledTimes(CAP);
 
@@ -75,15 +104,16 @@ describe('EndpointSlots, an endpoint whose every slot this worker holds', () => 
       const runs = Array.from({ length: count }, (_, n) =>
         slots.run(parkableJob(first + n), undefined, () => new Promise<void>((done) => releases.push(done))),
       );
-      for (let turns = 0; releases.length < Math.min(count, CAP) && turns < 1000; turns++) await settle(1);
+      await until('the burst got its slots', () => releases.length === Math.min(count, CAP));
       return { releases, runs };
     };
 
-    // a first burst: its two releases, some turns of the event loop apart, measure a fast pace; then no
-    // slot is held here and the endpoint's state is dropped
+    // a first burst: its two releases, a millisecond apart, measure a fast pace; then no slot is held
+    // here and the endpoint's state is dropped
     const first = await burst(0, CAP);
     first.releases[0]();
     await settle();
+    now += 1;
     first.releases[1]();
     await Promise.all(first.runs);
 
@@ -93,7 +123,7 @@ describe('EndpointSlots, an endpoint whose every slot this worker holds', () => 
     expect(parked).toEqual([]);
     // each release hands its lease to the next job waiting here, until all have run
     for (let n = 0; n < 2 * CAP + 1; n++) {
-      for (let turns = 0; next.releases.length <= n && turns < 1000; turns++) await settle(1);
+      await until('a hand-over', () => next.releases.length > n);
       next.releases[n]();
     }
     await Promise.all(next.runs);
