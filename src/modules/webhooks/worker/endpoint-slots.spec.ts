@@ -85,7 +85,6 @@ describe('EndpointSlots, an endpoint whose every slot this worker holds', () => 
 
     holding[1]();
     await Promise.all(holders);
-    acquires.mockRestore();
   });
 
   it("keeps the endpoint's pace when it lets go of every slot, so the next burst waits here instead of parking", async () => {
