@@ -76,6 +76,18 @@ describe('InvalidationBus and InvalidatingCache', () => {
     expect(await other.get('id')).toBe('o1');
   });
 
+  it('answers a hit with the value itself and a miss with a promise, so a warm caller awaits nothing', async () => {
+    const bus = startBus();
+    await waitFor('subscription', () => bus.live);
+    const onBus = source(bus, 'k-sync');
+    onBus.db.set('id', 'v1');
+    const miss = onBus.get('id');
+    expect(miss).toBeInstanceOf(Promise);
+    expect(await miss).toBe('v1');
+    expect(onBus.get('id')).toBe('v1');
+    expect(onBus.reads()).toBe(1);
+  });
+
   it('publishing invalidates the publisher at once, before any message round trip', async () => {
     const a = startBus();
     await waitFor('subscription', () => a.live);

@@ -203,10 +203,19 @@ export class InvalidatingCache<V> {
     return this.entries.size;
   }
 
-  /** The cached value of `id`, or `load()`'s, kept when `keep` says so (e.g. not a "not found"). */
-  async get(id: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): Promise<V> {
+  /**
+   * The cached value of `id` itself, or a promise of `load()`'s, kept when `keep` says so (e.g. not a
+   * "not found"). A hit is answered without a promise: the warm path of every request (the caller's
+   * key, community and role) then awaits nothing, and a guard built on it answers synchronously
+   * (whenReady in src/common/async/when-ready.ts; bench/README.md, "Promises per request").
+   */
+  get(id: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): V | Promise<V> {
     const hit = this.entries.get(id);
     if (hit && this.bus.live && hit.expiresAt > Date.now()) return hit.value;
+    return this.loadAndKeep(id, load, keep);
+  }
+
+  private async loadAndKeep(id: string, load: () => Promise<V>, keep: (value: V) => boolean): Promise<V> {
     const generation = this.generation;
     const live = this.bus.live;
     const value = await load();

@@ -26,8 +26,26 @@ const heldBy = (role: Role) =>
   PERMISSIONS.filter((permission) => ROLES.indexOf(role) <= ROLES.indexOf(LOWEST_ROLE_WITH[permission]));
 const ROLE_PERMISSIONS = new Map(ROLES.map((role) => [role, new Set(heldBy(role))]));
 
+/** The role's permissions: one set per role, shared by every request (read-only, so never copied). */
 export function permissionsOf(role: Role): ReadonlySet<Permission> {
-  return new Set(ROLE_PERMISSIONS.get(role));
+  return ROLE_PERMISSIONS.get(role)!;
+}
+
+/**
+ * The permissions of an API key's request: its creator's role's, within the key's scopes. Computed once
+ * per scope list and role: the list is the cached key row's own, so a warm key's requests reuse the
+ * set (a list no longer referenced takes its sets with it).
+ */
+const keyPermissionSets = new WeakMap<readonly Permission[], Map<Role, ReadonlySet<Permission>>>();
+export function apiKeyPermissions(role: Role, scopes: readonly Permission[]): ReadonlySet<Permission> {
+  let byRole = keyPermissionSets.get(scopes);
+  if (!byRole) keyPermissionSets.set(scopes, (byRole = new Map()));
+  let permissions = byRole.get(role);
+  if (!permissions) {
+    const within = new Set(scopes);
+    byRole.set(role, (permissions = new Set([...permissionsOf(role)].filter((p) => within.has(p)))));
+  }
+  return permissions;
 }
 
 /** What an API key may do unless created with narrower scopes: an ADMIN's permissions less key management. */

@@ -30,11 +30,22 @@ export class KnownFieldsGuard implements CanActivate {
 
   constructor(private readonly reflector: Reflector) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /**
+   * Synchronous when there is nothing undeclared to look at (a route's declared query or body, an empty
+   * query string, no body): most requests, which then pass without a promise.
+   */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const route = this.shapeOf(context);
     const request = context.switchToHttp().getRequest<AppRequest>();
-    if (!route.query) await this.check(request.query, 'query', route.tenantScoped);
-    if (!route.body && request.body != null) await this.check(request.body, 'body', route.tenantScoped);
+    const query = route.query || isEmpty(request.query) ? undefined : request.query;
+    const body = route.body || request.body == null ? undefined : request.body;
+    if (query === undefined && body === undefined) return true;
+    return this.checkUndeclared(query, body, route.tenantScoped);
+  }
+
+  private async checkUndeclared(query: unknown, body: unknown, tenantScoped: boolean): Promise<boolean> {
+    if (query !== undefined) await this.check(query, 'query', tenantScoped);
+    if (body !== undefined) await this.check(body, 'body', tenantScoped);
     return true;
   }
 
@@ -63,4 +74,9 @@ export class KnownFieldsGuard implements CanActivate {
     const fields = Object.keys(value ?? {});
     if (fields.length > 0) throw Errors.validation(fields.map(unknownField));
   }
+}
+
+/** A query object without a field: it passes both rules of the check (no field is unknown, none to validate). */
+function isEmpty(value: unknown): boolean {
+  return value !== null && typeof value === 'object' && Object.keys(value).length === 0;
 }

@@ -11,7 +11,7 @@ import {
 import { AppConfig } from '../../config/app-config';
 import type { RedisClient } from '../../redis/redis-client';
 import { REDIS } from '../../redis/redis.tokens';
-import { RateLimitGuard } from './rate-limit.guard';
+import { PhaseRateLimitGuard, RateLimitGuard } from './rate-limit.guard';
 import {
   failClosedRateLimits,
   RateLimitPhase,
@@ -57,7 +57,11 @@ export function rateLimitGuard(phase: RateLimitPhase): FactoryProvider {
       const throttlers = options.throttlers.filter(
         (throttler) => throttler.name && rateLimitPhase(throttler.name) === phase,
       );
-      return new RateLimitGuard({ ...options, throttlers }, storage, reflector);
+      const names = throttlers.map((throttler) => throttler.name!);
+      return new PhaseRateLimitGuard(
+        new RateLimitGuard({ ...options, throttlers }, storage, reflector),
+        names,
+      );
     },
   };
 }

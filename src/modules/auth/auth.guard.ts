@@ -3,7 +3,11 @@ import { Reflector } from '@nestjs/core';
 import { ALLOW_API_KEY, ALLOW_PORTAL_SESSION, IS_PUBLIC } from '../../common/decorators/auth.decorators';
 import { Errors } from '../../common/errors/app-error';
 import type { AppRequest } from '../../common/http/request-context';
-import { CredentialsService } from './credentials.service';
+import { whenReady } from '../../common/async/when-ready';
+import { type CredentialResult, CredentialsService } from './credentials.service';
+
+/** Where a route's decorators are read: its handler, then its controller. */
+type Targets = [ReturnType<ExecutionContext['getHandler']>, ReturnType<ExecutionContext['getClass']>];
 
 /** The answer to an API key on a route that takes a login token only (docs/api.md#identity-tenancy-access). */
 export const API_KEY_REFUSED = 'This route needs a login token (Bearer); API keys are not accepted here';
@@ -19,11 +23,17 @@ export class AuthGuard implements CanActivate {
     private readonly credentials: CredentialsService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
+  /** Synchronous when the credentials are answered from memory (CredentialsService.authenticate). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const targets: Targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const request = context.switchToHttp().getRequest<AppRequest>();
-    const result = await this.credentials.authenticate(request);
+    return whenReady(this.credentials.authenticate(request), (result) =>
+      this.admit(request, result, targets),
+    );
+  }
+
+  private admit(request: AppRequest, result: CredentialResult, targets: Targets): true {
     if (result.status === 'none') throw Errors.unauthorized();
     if (result.status === 'invalid') throw Errors.unauthorized(result.message);
     const allowApiKey = this.reflector.getAllAndOverride<boolean>(ALLOW_API_KEY, targets) ?? false;

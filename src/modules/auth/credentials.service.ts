@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { CredentialCheck } from '../../common/http/credential-check';
 import type { Actor } from '../../common/http/request-context';
 import type { Permission } from '../../common/access/permissions';
+import { type MaybePromise, whenBothReady, whenReady } from '../../common/async/when-ready';
 import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
 import { parseApiKey, secretMatches } from './api-key-format';
 import { type ApiKeyCredentialRow, ApiKeysStore } from './api-keys.store';
@@ -61,7 +62,8 @@ export class CredentialsService implements CredentialCheck {
     this.userCache = bus?.cache(USER_INVALIDATION, { maxEntries: 50_000, maxAgeMs: IDENTITY_MAX_AGE_MS });
   }
 
-  async authenticate(request: FastifyRequest): Promise<CredentialResult> {
+  /** Answered without a promise when the key or the token's user and session are in memory. */
+  authenticate(request: FastifyRequest): MaybePromise<CredentialResult> {
     const authorization = request.headers.authorization;
     const apiKeyHeader = request.headers['x-api-key'];
     if (typeof authorization === 'string' && authorization.length > 0) {
@@ -77,7 +79,7 @@ export class CredentialsService implements CredentialCheck {
     return (await this.authenticate(request)).status === 'ok';
   }
 
-  private async fromBearer(header: string): Promise<CredentialResult> {
+  private fromBearer(header: string): MaybePromise<CredentialResult> {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     if (!match)
       return { status: 'invalid', message: 'Malformed Authorization header: expected Bearer <token>' };
@@ -88,53 +90,57 @@ export class CredentialsService implements CredentialCheck {
       return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     }
     // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
-    const [revoked, user] = await Promise.all([
+    return whenBothReady(
       this.revocations.isRevoked(claims.sid),
       this.user(claims.userId),
-    ]);
-    if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
-    if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
-    return {
-      status: 'ok',
-      actor: {
-        kind: 'user',
-        userId: user.id,
-        email: user.email,
-        isPlatformAdmin: user.isPlatformAdmin,
-        defaultCommunityId: claims.tenantId,
-        sessionId: claims.sid,
+      (revoked, user): CredentialResult => {
+        if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
+        if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
+        return {
+          status: 'ok',
+          actor: {
+            kind: 'user',
+            userId: user.id,
+            email: user.email,
+            isPlatformAdmin: user.isPlatformAdmin,
+            defaultCommunityId: claims.tenantId,
+            sessionId: claims.sid,
+          },
+        };
       },
-    };
+    );
   }
 
   /**
    * A webhook-portal session: the link creator, confined to one community (AuthGuard enforces it),
    * while its session row is not revoked (asked like a login's family, from memory while warm).
    */
-  private async fromPortalSession(claims: PortalClaims): Promise<CredentialResult> {
-    const [revoked, user] = await Promise.all([
+  private fromPortalSession(claims: PortalClaims): MaybePromise<CredentialResult> {
+    return whenBothReady(
       this.revocations.isPortalSessionRevoked(claims.sid),
       this.user(claims.userId),
-    ]);
-    if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
-    if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
-    return {
-      status: 'ok',
-      actor: {
-        kind: 'user',
-        userId: user.id,
-        email: user.email,
-        // a platform admin's portal link still opens one community's webhooks, as a member would
-        isPlatformAdmin: false,
-        defaultCommunityId: claims.communityId,
-        sessionId: claims.sid,
-        portalCommunityId: claims.communityId,
+      (revoked, user): CredentialResult => {
+        if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
+        if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
+        return {
+          status: 'ok',
+          actor: {
+            kind: 'user',
+            userId: user.id,
+            email: user.email,
+            // a platform admin's portal link still opens one community's webhooks, as a member would
+            isPlatformAdmin: false,
+            defaultCommunityId: claims.communityId,
+            sessionId: claims.sid,
+            portalCommunityId: claims.communityId,
+          },
+        };
       },
-    };
+    );
   }
 
   /** A token's user, from memory while warm (a user never found is not kept). */
-  private user(userId: string): Promise<UserRow | null> {
+  private user(userId: string): MaybePromise<UserRow | null> {
     const load = () => this.userRows.findIdentity(userId);
     return this.userCache ? this.userCache.get(userId, load, (row) => row !== null) : load();
   }
@@ -148,34 +154,35 @@ export class CredentialsService implements CredentialCheck {
     return parsed ? this.checkedApiKey(parsed) : undefined;
   }
 
-  private async fromApiKey(raw: string): Promise<CredentialResult> {
+  private fromApiKey(raw: string): MaybePromise<CredentialResult> {
     const parsed = parseApiKey(raw.trim());
     if (!parsed) return { status: 'invalid', message: 'Malformed API key' };
-    const key = await this.checkedApiKey(parsed);
-    if (!key) return { status: 'invalid', message: 'Invalid or revoked API key' };
-    this.touch(key);
-    return {
-      status: 'ok',
-      actor: {
-        kind: 'apiKey',
-        userId: key.userId,
-        email: key.email,
-        isPlatformAdmin: false,
-        defaultCommunityId: key.communityId,
-        apiKey: { id: key.id, communityId: key.communityId, scopes: key.scopes as Permission[] },
-      },
-    };
+    return whenReady(this.checkedApiKey(parsed), (key): CredentialResult => {
+      if (!key) return { status: 'invalid', message: 'Invalid or revoked API key' };
+      this.touch(key);
+      return {
+        status: 'ok',
+        actor: {
+          kind: 'apiKey',
+          userId: key.userId,
+          email: key.email,
+          isPlatformAdmin: false,
+          defaultCommunityId: key.communityId,
+          apiKey: { id: key.id, communityId: key.communityId, scopes: key.scopes as Permission[] },
+        },
+      };
+    });
   }
 
-  private async checkedApiKey(parsed: {
+  private checkedApiKey(parsed: {
     keyId: string;
     secret: string;
-  }): Promise<ApiKeyCredentialRow | undefined> {
+  }): MaybePromise<ApiKeyCredentialRow | undefined> {
     const load = () => this.apiKeyRows.findForCredential(parsed.keyId);
-    const key = this.apiKeys
-      ? await this.apiKeys.get(parsed.keyId, load, (row) => row !== undefined)
-      : await load();
-    return key && !key.revokedAt && secretMatches(parsed.secret, key.secretHash) ? key : undefined;
+    const key = this.apiKeys ? this.apiKeys.get(parsed.keyId, load, (row) => row !== undefined) : load();
+    return whenReady(key, (row) =>
+      row && !row.revokedAt && secretMatches(parsed.secret, row.secretHash) ? row : undefined,
+    );
   }
 
   private touch(key: ApiKeyCredentialRow): void {

@@ -1,4 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
+import type { MaybePromise } from '../../common/async/when-ready';
 import { InvalidatingCache, InvalidationBus } from '../../redis/invalidation-bus';
 import { PortalSessionsStore } from './portal-sessions.store';
 import { RefreshTokensStore } from './refresh-tokens.store';
@@ -41,7 +42,7 @@ export class SessionRevocationsService {
     });
   }
 
-  isRevoked(familyId: string): Promise<boolean> {
+  isRevoked(familyId: string): MaybePromise<boolean> {
     const load = () => this.isRevokedInDatabase(familyId);
     return this.cache ? this.cache.get(familyId, load) : load();
   }
@@ -69,7 +70,7 @@ export class SessionRevocationsService {
   }
 
   /** A session with no row (its link was deleted with its community) counts as revoked. */
-  isPortalSessionRevoked(sessionId: string): Promise<boolean> {
+  isPortalSessionRevoked(sessionId: string): MaybePromise<boolean> {
     const load = async () => (await this.portalSessions.revokedAt(sessionId)) !== null;
     return this.portalCache ? this.portalCache.get(sessionId, load) : load();
   }

@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { isIP } from 'node:net';
-import { permissionsOf, PERMISSIONS, Permission } from '../../common/access/permissions';
+import { apiKeyPermissions, permissionsOf, PERMISSIONS } from '../../common/access/permissions';
+import { type MaybePromise, whenReady } from '../../common/async/when-ready';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor, AppRequest, TenantContext } from '../../common/http/request-context';
 import { AppConfig } from '../../config/app-config';
@@ -133,37 +134,29 @@ export class TenancyService {
     return fallback;
   }
 
-  async resolve(request: AppRequest, actor: Actor): Promise<TenantContext> {
-    const byHost = await this.communityByHost(request);
-    const [explicit] = this.explicitCandidates(request);
-    const candidate: Candidate | undefined = byHost
-      ? { ref: byHost.id, source: 'host' }
-      : (explicit ??
-        (actor.defaultCommunityId ? { ref: actor.defaultCommunityId, source: 'credential' } : undefined));
-    if (!candidate) throw Errors.tenantRequired();
-
-    // This runs on every tenant-scoped request: from memory while the caches are warm.
-    const ref = candidate.ref.toLowerCase();
-    const row = await this.community(ref);
-    if (!row) throw Errors.tenantRequired(`Community '${candidate.ref}' could not be resolved`);
-    // a webhook-portal session opens its one community's webhooks, however the request names a community
-    if (actor.portalCommunityId !== undefined && actor.portalCommunityId !== row.id)
-      throw Errors.forbidden('This webhook portal session is for another community');
-    const role = await this.role(row.id, actor.userId);
-    const base = { communityId: row.id, community: row, role, source: candidate.source };
-
-    if (actor.kind === 'apiKey' && actor.apiKey) {
-      if (actor.apiKey.communityId !== row.id) {
-        throw Errors.forbidden('This API key belongs to another community');
-      }
-      if (!role) throw Errors.forbidden("The API key's creator is no longer a member of this community");
-      const scopes = new Set<Permission>(actor.apiKey.scopes);
-      const permissions = new Set([...permissionsOf(role)].filter((p) => scopes.has(p)));
-      return { ...base, permissions };
-    }
-    if (role) return { ...base, permissions: permissionsOf(role) };
-    if (actor.isPlatformAdmin) return { ...base, permissions: new Set(PERMISSIONS) };
-    throw Errors.forbidden('You are not a member of this community');
+  /**
+   * The request's community and what the caller may do there. Answered without a promise while the
+   * caches hold the host, the community and the role (every warm request): TenantGuard then runs
+   * synchronously.
+   */
+  resolve(request: AppRequest, actor: Actor): MaybePromise<TenantContext> {
+    return whenReady(this.communityByHost(request), (byHost) => {
+      const [explicit] = this.explicitCandidates(request);
+      const candidate: Candidate | undefined = byHost
+        ? { ref: byHost.id, source: 'host' }
+        : (explicit ??
+          (actor.defaultCommunityId ? { ref: actor.defaultCommunityId, source: 'credential' } : undefined));
+      if (!candidate) throw Errors.tenantRequired();
+      return whenReady(this.community(candidate.ref.toLowerCase()), (row) => {
+        if (!row) throw Errors.tenantRequired(`Community '${candidate.ref}' could not be resolved`);
+        // a webhook-portal session opens its one community's webhooks, however the request names a community
+        if (actor.portalCommunityId !== undefined && actor.portalCommunityId !== row.id)
+          throw Errors.forbidden('This webhook portal session is for another community');
+        return whenReady(this.role(row.id, actor.userId), (role) =>
+          tenantContext(row, role, actor, candidate.source),
+        );
+      });
+    });
   }
 
   /**
@@ -185,13 +178,13 @@ export class TenancyService {
       if (hostname) await this.bus?.publish(DOMAIN_INVALIDATION, hostname);
   }
 
-  private community(ref: string): Promise<CommunityRow | undefined> {
+  private community(ref: string): MaybePromise<CommunityRow | undefined> {
     const load = () => this.communityStore.findTenantRow(ref);
     return this.communities ? this.communities.get(ref, load, (row) => row !== undefined) : load();
   }
 
   /** The user's role in the community; null when not a member (kept too: adding a member announces it). */
-  private role(communityId: string, userId: string): Promise<Role | null> {
+  private role(communityId: string, userId: string): MaybePromise<Role | null> {
     const load = () => this.membershipStore.findRole(communityId, userId);
     return this.roles ? this.roles.get(membershipKey(communityId, userId), load) : load();
   }
@@ -206,11 +199,31 @@ export class TenancyService {
    * (SERVICE_HOSTNAMES, localhost, PUBLIC_BASE_URL's host) never match, whatever a row holds, and a pending
    * domain lives in another column, so it resolves nothing until verified.
    */
-  private async communityByHost(request: AppRequest): Promise<{ id: string } | null> {
+  private communityByHost(request: AppRequest): MaybePromise<{ id: string } | null> {
     // A fully qualified name's trailing dot names the same host: strip it before comparing.
     const hostname = (request.hostname ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (!hostname || this.ownHostnames.has(hostname) || isIP(hostname.replace(/^\[|\]$/g, ''))) return null;
     const load = () => this.communityStore.findByCustomDomain(hostname);
     return this.domains ? this.domains.get(hostname, load) : load();
   }
+}
+
+/** Who the caller is in `community`: a member by role, an API key within its scopes, or a platform admin. */
+function tenantContext(
+  community: CommunityRow,
+  role: Role | null,
+  actor: Actor,
+  source: TenantContext['source'],
+): TenantContext {
+  const base = { communityId: community.id, community, role, source };
+  if (actor.kind === 'apiKey' && actor.apiKey) {
+    if (actor.apiKey.communityId !== community.id) {
+      throw Errors.forbidden('This API key belongs to another community');
+    }
+    if (!role) throw Errors.forbidden("The API key's creator is no longer a member of this community");
+    return { ...base, permissions: apiKeyPermissions(role, actor.apiKey.scopes) };
+  }
+  if (role) return { ...base, permissions: permissionsOf(role) };
+  if (actor.isPlatformAdmin) return { ...base, permissions: new Set(PERMISSIONS) };
+  throw Errors.forbidden('You are not a member of this community');
 }

@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { isTenantScoped } from '../../common/decorators/auth.decorators';
 import type { AppRequest } from '../../common/http/request-context';
+import { whenReady } from '../../common/async/when-ready';
 import { TenancyService } from './tenancy.service';
 
 /**
@@ -15,11 +16,14 @@ export class TenantGuard implements CanActivate {
     private readonly tenancy: TenancyService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /** Synchronous when the community and the caller's role are answered from memory (TenancyService.resolve). */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     if (!isTenantScoped(this.reflector, context)) return true;
     const request = context.switchToHttp().getRequest<AppRequest>();
     if (!request.actor) return true; // a @Public() route has no tenant to check
-    request.tenant = await this.tenancy.resolve(request, request.actor);
-    return true;
+    return whenReady(this.tenancy.resolve(request, request.actor), (tenant) => {
+      request.tenant = tenant;
+      return true;
+    });
   }
 }
