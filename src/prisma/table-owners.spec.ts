@@ -25,7 +25,13 @@ const TABLE_OWNERS: Record<string, Ownership> = {
   },
   refresh_tokens: { owner: 'src/modules/auth/refresh-tokens.store.ts' },
   portal_sessions: { owner: 'src/modules/auth/portal-sessions.store.ts' },
-  api_keys: { owner: 'src/modules/auth/api-keys.store.ts' },
+  api_keys: {
+    owner: 'src/modules/auth/api-keys.store.ts',
+    sharedWith: {
+      'src/modules/auth/users.store.ts':
+        'the identity route reads the user with the calling API key in one prepared statement (reads only)',
+    },
+  },
   communities: {
     owner: 'src/modules/community/communities.store.ts',
     sharedWith: {

@@ -56,7 +56,6 @@ describe('hot reads are planned once per connection', () => {
       'newest-first:tasks',
       'members-page',
       'identity',
-      'api-key-identity',
       'delivery-page:50',
       'delivery-page-by-status:50',
     ]) {

@@ -33,7 +33,11 @@ describe('warm requests are answered from memory without a promise', () => {
   it('authenticates a known API key and a login token from memory once each has been read', async () => {
     const member = await memberWithCredentials(t.app);
     const credentials = t.app.get(CredentialsService);
-    for (const headers of [{ 'x-api-key': member.apiKey }, { authorization: `Bearer ${member.token}` }]) {
+    const variants: Record<string, string>[] = [
+      { 'x-api-key': member.apiKey },
+      { authorization: `Bearer ${member.token}` },
+    ];
+    for (const headers of variants) {
       // the token's user and session may be warm from the login already; the key never is
       const first = credentials.authenticate(requestWith(headers));
       if ('x-api-key' in headers) expect(first).toBeInstanceOf(Promise);

@@ -49,9 +49,4 @@ export class ApiKeysService {
     await this.bus?.publish(API_KEY_INVALIDATION, existing.keyId);
     return toDto(row);
   }
-
-  /** The calling key for `GET /admin/sdk/me` (a hot read: ApiKeysStore.findForIdentity). */
-  findForIdentity(id: string): Promise<ApiKeyDto | null> {
-    return this.store.findForIdentity(id);
-  }
 }

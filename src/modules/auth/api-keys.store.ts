@@ -1,5 +1,4 @@
 import { Injectable, Module } from '@nestjs/common';
-import { ISO } from '../../prisma/iso-text';
 import { PrismaService } from '../../prisma/prisma.service';
 
 const KEY_SELECT = {
@@ -78,20 +77,6 @@ export class ApiKeysStore {
       data: { revokedAt: new Date() },
       select: KEY_SELECT,
     });
-  }
-
-  /** The calling key for `GET /admin/sdk/me`: a named prepared statement (a hot read). */
-  async findForIdentity(id: string): Promise<ApiKeyIdentityRow | null> {
-    const { rows } = await this.prisma.preparedQuery<ApiKeyIdentityRow>(
-      'api-key-identity',
-      `
-        SELECT id::text AS id, name, community_id::text AS "communityId", 'cpk_' || key_id AS "keyPrefix", scopes,
-               ${ISO('last_used_at')} AS "lastUsedAt", ${ISO('revoked_at')} AS "revokedAt",
-               ${ISO('created_at')} AS "createdAt"
-          FROM api_keys WHERE id = $1::uuid`,
-      [id],
-    );
-    return rows[0] ?? null;
   }
 
   /** The key and its creator: one indexed join (the creator's e-mail is read, never written, here). */

@@ -1,6 +1,8 @@
 import { Injectable, Module } from '@nestjs/common';
 import type { Role } from '../../generated/prisma/enums';
+import { ISO } from '../../prisma/iso-text';
 import { PrismaService, Tx } from '../../prisma/prisma.service';
+import type { ApiKeyIdentityRow } from './api-keys.store';
 
 /** A user and the communities they belong to, as the identity route shows them. */
 export interface UserWithMemberships {
@@ -9,6 +11,8 @@ export interface UserWithMemberships {
   name: string;
   isPlatformAdmin: boolean;
   memberships: { communityId: string; slug: string; name: string; role: Role }[];
+  /** the calling key as the identity route shows it, when it asked for one (null when it is gone) */
+  apiKey: ApiKeyIdentityRow | null;
 }
 
 const USER_SUMMARY = { id: true, email: true, name: true, isPlatformAdmin: true, createdAt: true } as const;
@@ -33,11 +37,17 @@ export class UsersStore {
 
   /**
    * The user with their memberships (only those of `communityId` when given), oldest joined first,
-   * in ONE named prepared statement (PrismaService.preparedQuery): `GET /admin/sdk/me` is called on
-   * every SDK start and by health checks, and the ORM's nested read cost a round trip per relation.
-   * It reads `memberships` and `communities` beside `users` (reads only: their owners write them).
+   * and the API key `apiKeyId` when given, in ONE named prepared statement
+   * (PrismaService.preparedQuery): `GET /admin/sdk/me` is called on every SDK start and by health
+   * checks, the ORM's nested read cost a round trip per relation, and the key read apart was a second
+   * statement on every call made with a key. It reads `memberships`, `communities` and `api_keys`
+   * beside `users` (reads only: their owners write them).
    */
-  async findWithMemberships(userId: string, communityId: string | null): Promise<UserWithMemberships | null> {
+  async findWithMemberships(
+    userId: string,
+    communityId: string | null,
+    apiKeyId: string | null = null,
+  ): Promise<UserWithMemberships | null> {
     const { rows } = await this.prisma.preparedQuery<UserWithMemberships>(
       'identity',
       `
@@ -47,9 +57,14 @@ export class UsersStore {
                                          ORDER BY m.joined_at)
                            FROM memberships m JOIN communities c ON c.id = m.community_id
                           WHERE m.user_id = u.id AND ($2::uuid IS NULL OR m.community_id = $2::uuid)),
-                        '[]') AS memberships
+                        '[]') AS memberships,
+               (SELECT json_build_object('id', k.id::text, 'name', k.name, 'communityId', k.community_id::text,
+                                         'keyPrefix', 'cpk_' || k.key_id, 'scopes', k.scopes,
+                                         'lastUsedAt', ${ISO('k.last_used_at')}, 'revokedAt', ${ISO('k.revoked_at')},
+                                         'createdAt', ${ISO('k.created_at')})
+                  FROM api_keys k WHERE k.id = $3::uuid) AS "apiKey"
           FROM users u WHERE u.id = $1::uuid`,
-      [userId, communityId],
+      [userId, communityId, apiKeyId],
     );
     return rows[0] ?? null;
   }
