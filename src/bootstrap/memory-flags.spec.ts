@@ -35,6 +35,10 @@ describe('V8 memory settings (bench/README.md, "Memory")', () => {
     expect(growth('api')).toBeLessThan(growth('worker'));
   });
 
+  it('collects the API’s young generation on the main thread alone', () => {
+    expect(v8MemoryFlags('api')).toContain('--no-parallel-scavenge');
+  });
+
   describe('node flags, which only a launcher can give', () => {
     const root = join(__dirname, '..', '..');
     const repoFile = (file: string) => readFileSync(join(root, file), 'utf8');
