@@ -29,7 +29,7 @@ function nearestFloor(from) {
 }
 
 /** A folder with the floor's scripts and their dependencies installed. */
-function floorDir() {
+export function floorDir() {
   if (!existsSync(join(SOURCE, 'floor-delivery.mjs')))
     throw new Error(`no floor at ${SOURCE}: set FLOOR_DIR to the shared bench-floor folder`);
   if (existsSync(join(SOURCE, 'node_modules'))) return SOURCE;

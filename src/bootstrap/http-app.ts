@@ -20,7 +20,8 @@ import {
 } from '../common/http/input-safety';
 import { toErrorResponse } from '../common/errors/error-response';
 import { runWithRequestId } from '../logging/request-id';
-import { successEnvelope } from '../common/http/success-envelope';
+import { JsonText } from '../common/http/json-text';
+import { successEnvelope, successEnvelopeText } from '../common/http/success-envelope';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { addValidationLimits } from '../common/http/validation-limits';
@@ -79,13 +80,18 @@ class ContractFastifyAdapter extends FastifyAdapter {
    * Every value a route handler returns leaves as {success: true, data} (docs/product-decisions.md#1-responses-and-errors). Nest sends
    * each handler's result through this one method (errors go through the exception filter, and a
    * route with @Res() sends its own reply), so the envelope costs nothing per request; as a global
-   * interceptor it cost each request two AsyncResource binds and an rxjs chain (bench/README.md).
+   * interceptor it cost each request two AsyncResource binds and an rxjs chain (bench/README.md). A
+   * result PostgreSQL wrote as JSON text (JsonText) goes out as that text, in the same envelope.
    */
   override reply(
     response: Parameters<FastifyAdapter['reply']>[0],
     body: unknown,
     statusCode?: number,
   ): ReturnType<FastifyAdapter['reply']> {
+    if (body instanceof JsonText) {
+      (response as FastifyReply).type('application/json; charset=utf-8');
+      return super.reply(response, successEnvelopeText(body), statusCode);
+    }
     return super.reply(response, successEnvelope(body), statusCode);
   }
 }

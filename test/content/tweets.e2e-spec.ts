@@ -13,7 +13,7 @@ afterAll(() => t.close());
 async function postTweet(auth: object, content: string) {
   const res = await call(t.app, 'POST', '/api/sdk/tweets', { ...auth, body: { content } });
   expect(res.status).toBe(201);
-  return res.body.data as { id: string; authorId: string; createdAt: string };
+  return res.body.data as { id: string; authorId: string; createdAt: string; content: string };
 }
 
 describe.each(CREDENTIAL_KINDS)('tweets with %s credentials', (kind) => {
@@ -103,6 +103,30 @@ describe.each(CREDENTIAL_KINDS)('tweets with %s credentials', (kind) => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
     expect(res.body.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
+
+  it('lists each tweet exactly as it was created, whatever characters its text holds', async () => {
+    // the page is JSON written by PostgreSQL (docs/architecture.md#the-page-as-postgresql-writes-it):
+    // its escaping must give back every character the API took
+    const owner = await memberCaller(t.app, kind);
+    const texts = [
+      'quotes " and \' and a backslash \\ and a slash /',
+      'a newline\nand a tab\tand a carriage return\r and \u0001\u001f',
+      'emoji 🎉, accents éàü, CJK 漢字, RTL עברית',
+      'line and paragraph separators \u2028 \u2029, </script>, {"json":[1,2]}',
+    ];
+    const created = [];
+    for (const content of texts) created.push(await postTweet(owner.auth, content));
+    const page = await call(t.app, 'GET', '/api/sdk/tweets', { ...owner.auth, query: { limit: '10' } });
+    expect(page.status).toBe(200);
+    // newest first, ties (the same millisecond) broken by id
+    const newestFirst = [...created].sort(
+      (a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id),
+    );
+    expect(page.body.data).toEqual({ items: newestFirst, page: 1, limit: 10, total: 4, hasMore: false });
+    expect(new Set(page.body.data.items.map((item: { content: string }) => item.content))).toEqual(
+      new Set(texts),
+    );
   });
 
   it('accepts the limit bounds 1 and 100', async () => {

@@ -1,3 +1,4 @@
+import type { JsonText } from '../../common/http/json-text';
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { Actor } from '../../common/http/request-context';
@@ -10,7 +11,7 @@ export class TasksService {
   constructor(private readonly tasks: TasksStore) {}
 
   /** Newest first, ties broken by id. */
-  list(communityId: string, page: { page: number; limit: number }): Promise<Page<TaskDto>> {
+  list(communityId: string, page: { page: number; limit: number }): Promise<JsonText<Page<TaskDto>>> {
     return this.tasks.page(communityId, page);
   }
 

@@ -1,3 +1,4 @@
+import type { JsonText } from '../../common/http/json-text';
 import { Injectable } from '@nestjs/common';
 import { newestFirstList, newestFirstPage, responseColumns } from '../../common/pagination/newest-first-page';
 import type { Page } from '../../common/pagination/page-query.dto';
@@ -40,7 +41,7 @@ export class TasksStore {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Newest first, ties broken by id. */
-  page(communityId: string, page: { page: number; limit: number }): Promise<Page<TaskDto>> {
+  page(communityId: string, page: { page: number; limit: number }): Promise<JsonText<Page<TaskDto>>> {
     return newestFirstPage<TaskDto>(this.prisma, TASK_LIST, communityId, page);
   }
 

@@ -1,3 +1,4 @@
+import type { JsonText } from '../../common/http/json-text';
 import { Injectable } from '@nestjs/common';
 import { changeableAuthors, PostingRule } from '../../common/access/posting';
 import { Errors } from '../../common/errors/app-error';
@@ -18,7 +19,7 @@ export class TweetsService {
   ) {}
 
   /** Newest first; the id breaks ties so pages never overlap or skip (docs/product-decisions.md#4-lists). */
-  list(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
+  list(communityId: string, page: { page: number; limit: number }): Promise<JsonText<Page<TweetDto>>> {
     return this.tweets.page(communityId, page);
   }
 

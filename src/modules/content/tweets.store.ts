@@ -1,3 +1,4 @@
+import type { JsonText } from '../../common/http/json-text';
 import { Injectable } from '@nestjs/common';
 import { newestFirstList, newestFirstPage, responseColumns } from '../../common/pagination/newest-first-page';
 import type { Page } from '../../common/pagination/page-query.dto';
@@ -25,7 +26,7 @@ export class TweetsStore {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Newest first; the id breaks ties so pages never overlap or skip. */
-  page(communityId: string, page: { page: number; limit: number }): Promise<Page<TweetDto>> {
+  page(communityId: string, page: { page: number; limit: number }): Promise<JsonText<Page<TweetDto>>> {
     return newestFirstPage<TweetDto>(this.prisma, TWEET_LIST, communityId, page);
   }
 

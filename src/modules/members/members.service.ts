@@ -1,3 +1,4 @@
+import type { JsonText } from '../../common/http/json-text';
 import { Injectable } from '@nestjs/common';
 import { Errors } from '../../common/errors/app-error';
 import type { TenantContext } from '../../common/http/request-context';
@@ -32,7 +33,10 @@ export class MembersService {
    * counted over the filtered set, which an index narrows (role: (community_id, role); search:
    * the users lower(email) and memberships (community_id, lower(display_name)) prefix indexes).
    */
-  async list(communityId: string, query: ListMembersQueryDto): Promise<Page<MemberView>> {
+  async list(
+    communityId: string,
+    query: ListMembersQueryDto,
+  ): Promise<Page<MemberView> | JsonText<Page<MemberView>>> {
     const skip = (query.page - 1) * query.limit;
     if (query.search !== undefined) {
       const { rows, total } = await this.store.search(

@@ -1,3 +1,4 @@
+import type { JsonText } from '../../common/http/json-text';
 import { Injectable, Module } from '@nestjs/common';
 import type { NewestFirstList } from '../../common/pagination/newest-first-page';
 import { newestFirstPage } from '../../common/pagination/newest-first-page';
@@ -80,7 +81,7 @@ export class MembershipsStore {
   }
 
   /** The unfiltered list, the hot one: the newest-first page of the members counter. */
-  page(communityId: string, page: { page: number; limit: number }): Promise<Page<MemberView>> {
+  page(communityId: string, page: { page: number; limit: number }): Promise<JsonText<Page<MemberView>>> {
     return newestFirstPage<MemberView>(this.prisma, MEMBERS_LIST, communityId, page);
   }
 

@@ -1,0 +1,182 @@
+// Benchmark: the tweets page's CPU time per request, the API beside the floor's `best` server on the
+// same core in the same seconds. On these machines a core's speed moves by 2x within minutes, so two
+// servers measured one after the other (bench/tweets-list.mjs) often compare two different machines.
+// Here both run pinned to core 0 (every thread: taskset -a), each loaded by its own wrk (16
+// connections, pinned to core 1) at the same time, and each one's CPU time over the same window is
+// divided by the requests it answered. For a server that saturates its core, as both do here,
+// requests per second are the inverse of that time, so floor / service is the speed ratio
+// (target >= 0.95), measured under the same conditions for both. Prints one JSON line: per round
+// the microseconds per request of each and their ratio, then the median ratio.
+//
+//   npm run build && node bench/read-side-by-side.mjs   # BENCH_ROUNDS (5), BENCH_SECONDS (10)
+//   BENCH_ROUTE=/api/sdk/members?limit=20 node bench/read-side-by-side.mjs   # another read, same floor
+//
+// The floor's database (floor_read) is seeded by one short round of ../shared/bench-floor's
+// floor-read.mjs (its `best` variant, KEEP_DB=1) and dropped at the end; its server is started here
+// from that folder with its `best` settings and one key of our own (only the key's sha256 is stored,
+// as the floor stores its own).
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { fetch } from 'undici';
+import { insertApiKey } from './lib/api-key.mjs';
+import { ownChild } from './lib/children.mjs';
+import { floorDir, ratio, runFloor } from './lib/floor.mjs';
+import {
+  BENCH_URL,
+  DATABASE_URL,
+  dropDatabaseUnlessKept,
+  ensureDatabase,
+  seed,
+  startApi,
+  TARGET_RATIO,
+} from './lib/read-bench.mjs';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ADMIN_URL = process.env.BENCH_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const FLOOR_DB = 'floor_read';
+const FLOOR_PORT = Number(process.env.BENCH_FLOOR_PORT ?? 3100);
+const PAGE = 'page=1&limit=20';
+/** The service's read measured; the floor's is always its tweets page, the read bar of every route. */
+const SERVICE_PATH = process.env.BENCH_ROUTE ?? `/api/sdk/tweets?${PAGE}`;
+/** The floor's community of 100,000 tweets (floor-read.mjs seeds three). */
+const FLOOR_COMMUNITY = '11111111-1111-4111-8111-111111111111';
+
+const floorUrl = () => {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${FLOOR_DB}`;
+  return url.toString();
+};
+
+/** CPU time (user + system) of a process so far, in milliseconds. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
+/** wrk on core 1 for `seconds`: resolves with the requests it completed. */
+function wrk(url, key, seconds) {
+  return new Promise((resolve, reject) => {
+    const child = ownChild(
+      spawn('taskset', ['-c', '1', 'wrk', '-c16', '-t1', `-d${seconds}s`, '-H', `x-api-key: ${key}`, url]),
+    );
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    // 'close', not 'exit': the output is all read only then
+    child.on('close', (code) => {
+      const requests = /(\d+) requests in/.exec(out);
+      const errors = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+      if (code !== 0 || !requests) return reject(new Error(`wrk exited ${code}: ${out}`));
+      if (errors) return reject(new Error(`${url}: ${errors[1]} answers that were not 2xx`));
+      resolve(Number(requests[1]));
+    });
+  });
+}
+
+async function startFloorServer() {
+  const child = ownChild(
+    spawn(process.execPath, [join(floorDir(), 'read-server.mjs')], {
+      env: { ...process.env, DATABASE_URL: floorUrl(), PORT: String(FLOOR_PORT), BEST: '1', COUNT: 'cached' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    }),
+  );
+  for (const deadline = Date.now() + 30_000; ;) {
+    if (await fetch(`http://127.0.0.1:${FLOOR_PORT}/ping`).catch(() => undefined)) return child;
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the floor's server did not start");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function dropFloorDatabase() {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${FLOOR_DB}" WITH (FORCE)`);
+  await admin.end();
+}
+
+async function main() {
+  await ensureDatabase();
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  const { communityId, ownerId } = await seed(db);
+  const serviceKey = await insertApiKey(db, communityId, ownerId);
+  await db.end();
+
+  // one short round of the floor seeds its database and checks its server (kept for the rounds here)
+  await runFloor(
+    'floor-read.mjs',
+    { VARIANTS: 'best', ROUNDS: '1', DURATION: '1', WARMUP: '1', KEEP_DB: '1' },
+    { allLines: true },
+  );
+  const floorKey = `floor_sk_${randomBytes(24).toString('hex')}`;
+  const floorDb = new pg.Client({ connectionString: floorUrl() });
+  await floorDb.connect();
+  await floorDb.query(`INSERT INTO api_keys (community_id, prefix, key_hash) VALUES ($1, 'floor_sk', $2)`, [
+    FLOOR_COMMUNITY,
+    createHash('sha256').update(floorKey).digest('hex'),
+  ]);
+  await floorDb.end();
+
+  const api = await startApi();
+  const floor = await startFloorServer();
+  try {
+    for (const pid of [api.pid, floor.pid]) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)]);
+    const serviceUrl = `${BENCH_URL}${SERVICE_PATH}`;
+    const floorPage = `http://127.0.0.1:${FLOOR_PORT}/tweets?${PAGE}`;
+    for (const [url, key] of [
+      [serviceUrl, serviceKey],
+      [floorPage, floorKey],
+    ]) {
+      const check = await fetch(url, { headers: { 'x-api-key': key } });
+      const body = await check.json();
+      const page = url.includes('/tweets?');
+      if (check.status !== 200 || (page && (body.data.items.length !== 20 || body.data.total !== 100_000)))
+        throw new Error(`${url} answered ${check.status} ${JSON.stringify(body).slice(0, 200)}`);
+    }
+    const rounds = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      // warm-up: the first round's as long as a round (both servers' JIT), then 3 s
+      const warmUp = round === 0 ? SECONDS : 3;
+      await Promise.all([wrk(serviceUrl, serviceKey, warmUp), wrk(floorPage, floorKey, warmUp)]);
+      const before = [cpuMs(api.pid), cpuMs(floor.pid)];
+      const [serviceRequests, floorRequests] = await Promise.all([
+        wrk(serviceUrl, serviceKey, SECONDS),
+        wrk(floorPage, floorKey, SECONDS),
+      ]);
+      const serviceUs = ((cpuMs(api.pid) - before[0]) * 1000) / serviceRequests;
+      const floorUs = ((cpuMs(floor.pid) - before[1]) * 1000) / floorRequests;
+      rounds.push({
+        serviceUsPerRequest: Math.round(serviceUs),
+        floorUsPerRequest: Math.round(floorUs),
+        ratio: ratio(floorUs, serviceUs),
+        requests: { service: serviceRequests, floor: floorRequests },
+      });
+      console.error(JSON.stringify(rounds.at(-1)));
+    }
+    const ratios = rounds.map((r) => r.ratio).sort((a, b) => a - b);
+    const median = ratios[Math.floor(ratios.length / 2)];
+    console.log(
+      JSON.stringify({
+        benchmark: 'read-side-by-side',
+        date: new Date().toISOString().slice(0, 10),
+        route: `GET ${SERVICE_PATH} (X-Api-Key) beside the floor's best tweets page, both on core 0, 16 connections each`,
+        rounds,
+        medianRatio: median,
+        target: `floor / service CPU per request >= ${TARGET_RATIO}`,
+        pass: median >= TARGET_RATIO,
+      }),
+    );
+  } finally {
+    api.kill('SIGTERM');
+    floor.kill('SIGTERM');
+    await Promise.all([api, floor].map((child) => new Promise((r) => child.once('exit', r))));
+    await dropFloorDatabase();
+    await dropDatabaseUnlessKept();
+  }
+}
+
+await main();
