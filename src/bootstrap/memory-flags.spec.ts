@@ -35,8 +35,9 @@ describe('V8 memory settings (bench/README.md, "Memory")', () => {
     expect(growth('api')).toBeLessThan(growth('worker'));
   });
 
-  it('collects the API’s young generation on the main thread alone', () => {
+  it('collects the young generation on the main thread alone, in both processes', () => {
     expect(v8MemoryFlags('api')).toContain('--no-parallel-scavenge');
+    expect(v8MemoryFlags('worker')).toContain('--no-parallel-scavenge');
   });
 
   describe('node flags, which only a launcher can give', () => {

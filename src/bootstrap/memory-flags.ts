@@ -13,17 +13,13 @@ export type ProcessRole = 'api' | 'worker';
 const OLD_GENERATION_GROWTH_PERCENT: Record<ProcessRole, number> = { api: 25, worker: 50 };
 
 /**
- * The API collects its young generation on the main thread alone. Capped at 4 MiB (LAUNCH_NODE_FLAGS),
- * it is collected about ninety times a second under load, and each collection keeps only what the
- * requests in flight hold, about 100 KiB. Split with V8's helper thread, each collection held the
- * main thread longer, not shorter (0.76 ms against 0.53 ms), and took 0.15 ms more of the other
- * core, which the database and the load were using (bench/README.md, "Promises per request"). The
- * worker keeps V8's default: this was measured on the API only.
+ * Young-generation collections on the main thread alone, in both processes. Under load both collect
+ * their capped young generation (LAUNCH_NODE_FLAGS) many times a second, each collection keeping only
+ * what the work in flight holds. Split with V8's helper thread, each collection held the main thread
+ * longer, not shorter, and took a second core besides, which the database, the receiver and the load
+ * were using (bench/README.md, "Young collections on one thread").
  */
-const YOUNG_GENERATION_ON_ONE_THREAD: Record<ProcessRole, string[]> = {
-  api: ['--no-parallel-scavenge'],
-  worker: [],
-};
+const YOUNG_GENERATION_ON_ONE_THREAD = ['--no-parallel-scavenge'];
 
 /**
  * The V8 settings each process sets itself: YOUNG_GENERATION_ON_ONE_THREAD, and those that keep the API
@@ -36,7 +32,7 @@ export function v8MemoryFlags(role: ProcessRole): string[] {
   return [
     '--liftoff-only',
     `--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT[role]}`,
-    ...YOUNG_GENERATION_ON_ONE_THREAD[role],
+    ...YOUNG_GENERATION_ON_ONE_THREAD,
   ];
 }
 

@@ -29,7 +29,7 @@ export class RateLimitGuard extends ThrottlerGuard {
  * The global guard at one of its two places in AppModule's guard order. Most routes name no limit,
  * and a route's limit belongs to one phase: only a route that names a limit of this phase reaches the
  * throttler, and every other request passes at once, synchronously. The throttler's guard is async
- * throughout, so passing it cost each request five promises even when every throttler skipped it
+ * throughout, so passing it cost each request several promises even when every throttler skipped it
  * (bench/README.md, "Promises per request").
  */
 export class PhaseRateLimitGuard implements CanActivate, OnModuleInit {

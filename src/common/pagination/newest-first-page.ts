@@ -72,8 +72,8 @@ export function newestFirstList(table: string, columns: string): NewestFirstList
  * aliases; joined by `string_agg`, which, unlike `json_agg`, puts no spaces between them), in the order
  * the subquery reads them (an aggregate over a sorted subquery takes its rows in that order),
  * and are sent as they are (JsonText): the API no longer parses twenty rows of fields into objects,
- * copies each without the total, and writes them out again as JSON, which was a fifth of its CPU on the
- * tweets page (bench/README.md, "The page as PostgreSQL writes it"). A column's JSON is PostgreSQL's:
+ * copies each without the total, and writes them out again as JSON, which was the largest part of its
+ * own CPU on the tweets page (bench/README.md, "The page as PostgreSQL writes it"). A column's JSON is PostgreSQL's:
  * text, uuid, enums and ISO timestamps (ISO) as strings, int4 as numbers, so a list names no int8 or
  * numeric column (pg answers those as strings, PostgreSQL's JSON as numbers).
  */
