@@ -59,6 +59,8 @@ export const ANONYMOUS_AUTH_ROUTES: readonly string[] = [
 const KEY_PARAM = /^(x[-_]?)?api[-_]?key$/i;
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** What Fastify sends a serialised object as, and so a body already written as JSON text too. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Fastify with the 1 MiB body limit; each request keeps a caller's X-Request-Id or gets a uuid.
@@ -89,7 +91,9 @@ class ContractFastifyAdapter extends FastifyAdapter {
     statusCode?: number,
   ): ReturnType<FastifyAdapter['reply']> {
     if (body instanceof JsonText) {
-      (response as FastifyReply).type('application/json; charset=utf-8');
+      // a handler's Fastify reply, or the raw response Nest wraps in one (FastifyAdapter.isNativeResponse)
+      if ('status' in response) (response as FastifyReply).type(JSON_CONTENT_TYPE);
+      else response.setHeader('content-type', JSON_CONTENT_TYPE);
       return super.reply(response, successEnvelopeText(body), statusCode);
     }
     return super.reply(response, successEnvelope(body), statusCode);
