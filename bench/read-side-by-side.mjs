@@ -17,12 +17,12 @@
 // as the floor stores its own).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
 import { ownChild } from './lib/children.mjs';
+import { processCpuMs, until } from './lib/delivery-harness.mjs';
 import { floorDir, ratio, runFloor } from './lib/floor.mjs';
 import {
   BENCH_URL,
@@ -51,12 +51,6 @@ const floorUrl = () => {
   return url.toString();
 };
 
-/** CPU time (user + system) of a process so far, in milliseconds. */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100 Hz)
-}
-
 /** wrk on core 1 for `seconds`: resolves with the requests it completed. */
 function wrk(url, key, seconds) {
   return new Promise((resolve, reject) => {
@@ -84,11 +78,17 @@ async function startFloorServer() {
       stdio: ['ignore', 'ignore', 'inherit'],
     }),
   );
-  for (const deadline = Date.now() + 30_000; ;) {
-    if (await fetch(`http://127.0.0.1:${FLOOR_PORT}/ping`).catch(() => undefined)) return child;
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the floor's server did not start");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const answers = () => fetch(`http://127.0.0.1:${FLOOR_PORT}/ping`).catch(() => undefined);
+  await until(
+    "the floor's server",
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the floor's server exited ${child.exitCode}`);
+      return answers();
+    },
+    30_000,
+    100,
+  );
+  return child;
 }
 
 async function dropFloorDatabase() {
@@ -142,13 +142,13 @@ async function main() {
       // warm-up: the first round's as long as a round (both servers' JIT), then 3 s
       const warmUp = round === 0 ? SECONDS : 3;
       await Promise.all([wrk(serviceUrl, serviceKey, warmUp), wrk(floorPage, floorKey, warmUp)]);
-      const before = [cpuMs(api.pid), cpuMs(floor.pid)];
+      const before = [processCpuMs(api.pid), processCpuMs(floor.pid)];
       const [serviceRequests, floorRequests] = await Promise.all([
         wrk(serviceUrl, serviceKey, SECONDS),
         wrk(floorPage, floorKey, SECONDS),
       ]);
-      const serviceUs = ((cpuMs(api.pid) - before[0]) * 1000) / serviceRequests;
-      const floorUs = ((cpuMs(floor.pid) - before[1]) * 1000) / floorRequests;
+      const serviceUs = ((processCpuMs(api.pid) - before[0]) * 1000) / serviceRequests;
+      const floorUs = ((processCpuMs(floor.pid) - before[1]) * 1000) / floorRequests;
       rounds.push({
         serviceUsPerRequest: Math.round(serviceUs),
         floorUsPerRequest: Math.round(floorUs),

@@ -270,7 +270,7 @@ export async function until(what, probe, timeoutMs, intervalMs = 20) {
 }
 
 /** CPU time (user + system, ms) of a process, or 0 once it is gone. */
-function processCpuMs(pid) {
+export function processCpuMs(pid) {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms

@@ -90,25 +90,14 @@ export class CredentialsService implements CredentialCheck {
       return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
     }
     // Served from memory while the cache is warm: a logout or re-use anywhere reaches it through the bus.
-    return whenBothReady(
-      this.revocations.isRevoked(claims.sid),
-      this.user(claims.userId),
-      (revoked, user): CredentialResult => {
-        if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
-        if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
-        return {
-          status: 'ok',
-          actor: {
-            kind: 'user',
-            userId: user.id,
-            email: user.email,
-            isPlatformAdmin: user.isPlatformAdmin,
-            defaultCommunityId: claims.tenantId,
-            sessionId: claims.sid,
-          },
-        };
-      },
-    );
+    return this.sessionCredential(this.revocations.isRevoked(claims.sid), claims.userId, (user) => ({
+      kind: 'user',
+      userId: user.id,
+      email: user.email,
+      isPlatformAdmin: user.isPlatformAdmin,
+      defaultCommunityId: claims.tenantId,
+      sessionId: claims.sid,
+    }));
   }
 
   /**
@@ -116,27 +105,33 @@ export class CredentialsService implements CredentialCheck {
    * while its session row is not revoked (asked like a login's family, from memory while warm).
    */
   private fromPortalSession(claims: PortalClaims): MaybePromise<CredentialResult> {
-    return whenBothReady(
-      this.revocations.isPortalSessionRevoked(claims.sid),
-      this.user(claims.userId),
-      (revoked, user): CredentialResult => {
-        if (revoked) return { status: 'invalid', message: 'This session has been revoked' };
-        if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
-        return {
-          status: 'ok',
-          actor: {
-            kind: 'user',
-            userId: user.id,
-            email: user.email,
-            // a platform admin's portal link still opens one community's webhooks, as a member would
-            isPlatformAdmin: false,
-            defaultCommunityId: claims.communityId,
-            sessionId: claims.sid,
-            portalCommunityId: claims.communityId,
-          },
-        };
-      },
-    );
+    const revoked = this.revocations.isPortalSessionRevoked(claims.sid);
+    return this.sessionCredential(revoked, claims.userId, (user) => ({
+      kind: 'user',
+      userId: user.id,
+      email: user.email,
+      // a platform admin's portal link still opens one community's webhooks, as a member would
+      isPlatformAdmin: false,
+      defaultCommunityId: claims.communityId,
+      sessionId: claims.sid,
+      portalCommunityId: claims.communityId,
+    }));
+  }
+
+  /**
+   * A token's answer once its session's revocation and its user are known (both looked up side by
+   * side): refused when the session is revoked or the user gone, else the actor `actorOf` makes.
+   */
+  private sessionCredential(
+    revoked: MaybePromise<boolean>,
+    userId: string,
+    actorOf: (user: UserRow) => Actor,
+  ): MaybePromise<CredentialResult> {
+    return whenBothReady(revoked, this.user(userId), (isRevoked, user): CredentialResult => {
+      if (isRevoked) return { status: 'invalid', message: 'This session has been revoked' };
+      if (!user) return { status: 'invalid', message: INVALID_TOKEN_MESSAGE };
+      return { status: 'ok', actor: actorOf(user) };
+    });
   }
 
   /** A token's user, from memory while warm (a user never found is not kept). */
