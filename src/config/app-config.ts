@@ -291,12 +291,16 @@ export class AppConfig {
   @IsPositiveDuration('15m')
   LOGIN_FAILURE_WINDOW = '15m';
 
-  /** Jobs one worker process runs at once. */
+  /**
+   * Jobs one worker process runs at once. Each attempt's claim and finish share statements with the
+   * others in flight (docs/architecture.md#delivery-worker), so more in flight means fuller statements
+   * and less PostgreSQL per delivery; one endpoint still gets WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT.
+   */
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(1000)
-  WORKER_CONCURRENCY = 50;
+  WORKER_CONCURRENCY = 100;
 
   /** How often the relay polls the outbox when no notification woke it. */
   @IsDuration('1s')
