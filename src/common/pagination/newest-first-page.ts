@@ -1,7 +1,7 @@
 import { ISO } from '../../prisma/iso-text';
 import type { PrismaService } from '../../prisma/prisma.service';
 import { JsonText } from '../http/json-text';
-import type { Page } from './page-query.dto';
+import { type Page, toPage } from './page-query.dto';
 
 /**
  * The fields a response carries, named once: the Prisma `select` for single rows and the raw SQL
@@ -96,10 +96,7 @@ export async function newestFirstPage<T extends { id: string }>(
                        LIMIT $2 OFFSET $3) AS item) AS items`,
     [communityId, page.limit, (page.page - 1) * page.limit],
   );
-  const total = Number(rows[0].total ?? 0);
-  const hasMore = page.page * page.limit < total;
-  // the keys and their order of toPage's Page
-  return new JsonText(
-    `{"items":${rows[0].items},"page":${page.page},"limit":${page.limit},"total":${total},"hasMore":${hasMore}}`,
-  );
+  // toPage's fields and their order, with PostgreSQL's text in the place of the items
+  const { items: _written, ...figures } = toPage([], page, Number(rows[0].total ?? 0));
+  return new JsonText(`{"items":${rows[0].items},${JSON.stringify(figures).slice(1)}`);
 }
