@@ -5,7 +5,8 @@ import { Client } from 'pg';
  * finish (and every claim that is not HOT) writes an entry into each index again. So it keeps only the
  * indexes a statement reads; each is named here with its reader. The other tenant tables' (community_id,
  * id) key is left out on purpose: no foreign key points at an attempt and the primary key finds one by id
- * (bench/README.md, "One index fewer on the attempts").
+ * (bench/README.md, "One index fewer on the attempts"); nor an index on the message alone, which the
+ * unique key, led by the message, serves (bench/README.md, "The attempts' key led by the message").
  */
 describe('the indexes of webhook_deliveries', () => {
   it('are the ones its statements read, and no more', async () => {
@@ -21,10 +22,9 @@ describe('the indexes of webhook_deliveries', () => {
         'webhook_deliveries_community_id_endpoint_id_status_created__idx',
         // the log by message filtered by event type
         'webhook_deliveries_endpoint_id_event_type_created_at_id_idx',
-        // the claim, the relay's and the retry's ON CONFLICT
-        'webhook_deliveries_endpoint_id_message_id_attempt_key',
-        // the outbox pruner, the log's filter by message
-        'webhook_deliveries_message_id_idx',
+        // the claim, the relay's and the retry's ON CONFLICT, the log's filter by message, and (by its
+        // leading column) the outbox pruner and the expunge, which ask by message alone
+        'webhook_deliveries_message_id_endpoint_id_attempt_key',
         // the sweep's due attempts
         'webhook_deliveries_pending_idx',
         // the finish, the give-back, by id

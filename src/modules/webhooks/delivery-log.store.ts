@@ -220,7 +220,7 @@ interface MessageAttemptRow extends DeliveryRow<string> {
  * or until: the (community, endpoint[, status], created_at) indexes, newest first; eventType: the
  * (endpoint, event_type, created_at) index, without which a type rare in the log read the endpoint's
  * attempts until a page of it turned up (bench/README.md, "The log by message"); messageId: the
- * (endpoint, message, attempt) unique index, which also finds each message's attempts.
+ * (message, endpoint, attempt) unique index, which also finds each message's attempts.
  */
 export function messagesStatement(
   communityId: string,
@@ -339,7 +339,7 @@ export class DeliveryLogStore {
    * attempt of it (newest first) and the state of the latest: the log grouped by message. Filters
    * apply to the latest attempt: `status` its state, `since`/`until` when it was written;
    * `eventType` and `messageId` the message. A message's latest attempt is the one no later attempt
-   * follows, a probe of the (endpoint, message, attempt) unique index per row read. No total:
+   * follows, a probe of the (message, endpoint, attempt) unique index per row read. No total:
    * counting messages would read the whole log; `hasMore` says whether another page follows. Null: no
    * such endpoint.
    */

@@ -52,7 +52,7 @@ export interface AttemptClaim {
  * Another attempt of the row's message to its endpoint is claimed and being sent: a resend (or any
  * later attempt) then waits for it rather than reaching the receiver beside it. Written against the
  * row `d`. A first attempt is not asked (nothing of its message was sent before it), and the OR
- * keeps the look-up a per-row probe of the (endpoint, message, attempt) unique index: as a bare NOT
+ * keeps the look-up a per-row probe of the (message, endpoint, attempt) unique index: as a bare NOT
  * EXISTS the planner made a batch's claims one anti-join over the table, which cost every delivery.
  */
 const SIBLING_IN_FLIGHT = `(d.attempt > 1 AND EXISTS (SELECT 1 FROM webhook_deliveries o
