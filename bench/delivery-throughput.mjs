@@ -111,7 +111,7 @@ async function service(tracing = null) {
     const ended = performance.now();
     // counted as the floor counts its own rate, first completion to last: from the first receipt of
     // a measured event to the moment the last is recorded. The seconds before the first receipt
-    // (the bench committing its first 5,000 events, the relay's first batch) are printed beside it.
+    // (the bench committing its first transaction of events, the relay's first batch) are printed beside it.
     const startedAt = performance.timeOrigin + started;
     let firstReceipt = Infinity;
     for (const at of receiver.firstSeen.values()) if (at >= startedAt && at < firstReceipt) firstReceipt = at;
