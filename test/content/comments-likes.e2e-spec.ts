@@ -179,6 +179,43 @@ describe.each(CREDENTIAL_KINDS)('comments and likes with %s credentials', (kind)
   });
 });
 
+describe('comments under concurrency', () => {
+  it('40 comments on one tweet at once: every one answers 201, commentCount and the events match the rows', async () => {
+    const owner = await memberCaller(t.app, 'apiKey');
+    const id = await newTweet(owner);
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        call(t.app, 'POST', `/api/sdk/tweets/${id}/comments`, { ...owner.auth, body: { content: `c${i}` } }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(40).fill(201));
+    const prisma = t.app.get(PrismaService);
+    const tweet = await prisma.tweet.findUniqueOrThrow({ where: { id } });
+    expect(tweet.commentCount).toBe(40);
+    expect(await prisma.comment.count({ where: { parentId: id } })).toBe(40);
+    expect(await outboxOf(t.app, owner.communityId, 'comment.created')).toHaveLength(40);
+  });
+
+  it("comments racing their tweet's delete: each answers 201 or 404, and none outlives the tweet", async () => {
+    const owner = await memberCaller(t.app, 'apiKey');
+    const id = await newTweet(owner);
+    const comment = (i: number) =>
+      call(t.app, 'POST', `/api/sdk/tweets/${id}/comments`, { ...owner.auth, body: { content: `c${i}` } });
+    const results = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => comment(i)),
+      call(t.app, 'DELETE', `/api/sdk/tweets/${id}`, { ...owner.auth }),
+      ...Array.from({ length: 10 }, (_, i) => comment(10 + i)),
+    ]);
+    const deleted = results.splice(10, 1)[0];
+    expect(deleted.status).toBe(200);
+    expect(results.filter((r) => r.status !== 201 && r.status !== 404).map((r) => r.body)).toEqual([]);
+    const prisma = t.app.get(PrismaService);
+    expect(await prisma.comment.count({ where: { parentId: id } })).toBe(0);
+    const created = results.filter((r) => r.status === 201).length;
+    expect(await outboxOf(t.app, owner.communityId, 'comment.created')).toHaveLength(created);
+  });
+});
+
 describe('likes under concurrency', () => {
   it('50 different members liking one tweet at once leave likeCount exactly 50', async () => {
     const owner = await memberCaller(t.app, 'jwt');

@@ -27,7 +27,7 @@ export class CommentsService {
 
   /** The comment, its parent's lock and its comment.created event in one statement; 404 without the parent. */
   async create(ref: ParentRef, actor: Actor, content: string): Promise<CommentDto> {
-    const parent = this.parents.keySharedRow(ref);
+    const parent = this.parents.counterRow(ref);
     const insertion = this.comments.insertion(ref, actor.userId, content, parent.sql);
     const comment = await this.outbox.recordWithChange(
       insertion,

@@ -33,10 +33,11 @@ export class CommentsStore {
 
   /**
    * The INSERT of one comment under the parent that `parentRow` selects and locks (its store's
-   * keySharedRow: $1 community, $2 parent id), returning it as the API answers it: no row when the
+   * counterRow: $1 community, $2 parent id), returning it as the API answers it: no row when the
    * parent is not there. The change of a statement that also appends its event
-   * (OutboxService.recordWithChange). The lock keeps the parent until the statement commits, so a
-   * concurrent delete of it cannot leave the comment orphaned (its trigger then deletes the comment).
+   * (OutboxService.recordWithChange). The lock is the one the comment counter's trigger takes on the
+   * parent, taken first; it keeps the parent until the statement commits, so a concurrent delete of
+   * it cannot leave the comment orphaned (the delete waits, and its trigger then deletes the comment).
    */
   insertion(
     ref: ParentRef,

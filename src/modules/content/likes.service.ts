@@ -23,7 +23,7 @@ export class LikesService {
    * concurrent likes of one member settle on one row without an error (LikesStore.insertOrFind).
    */
   async like(ref: ParentRef, actor: Actor): Promise<{ created: boolean; like: LikeDto }> {
-    const parent = this.parents.likeCounterRow(ref);
+    const parent = this.parents.counterRow(ref);
     const insertion = this.likes.insertion(ref, actor.userId, parent.sql);
     const like = await this.outbox.recordWithChange(insertion, ref.communityId, 'like.created', 'like');
     if (like) return { created: true, like };
@@ -33,7 +33,7 @@ export class LikesService {
   /** The like in a transaction, reading the counter the trigger left: the answer when the one statement wrote nothing. */
   private async likeOrFind(ref: ParentRef, actor: Actor): Promise<{ created: boolean; like: LikeDto }> {
     return this.prisma.$transaction(async (tx) => {
-      await this.parents.lockLikeCounter(tx, ref);
+      await this.parents.lockCounters(tx, ref);
       const row = await this.likes.insertOrFind(tx, ref, actor.userId);
       const created = row.created;
       const { likeCount } = await this.parents.counts(tx, ref);
@@ -54,7 +54,7 @@ export class LikesService {
   /** Removes the member's like if there is one (idempotent). */
   async unlike(ref: ParentRef, actor: Actor): Promise<UnlikeDto> {
     return this.prisma.$transaction(async (tx) => {
-      await this.parents.lockLikeCounter(tx, ref);
+      await this.parents.lockCounters(tx, ref);
       await this.likes.delete(tx, ref, actor.userId);
       const { likeCount } = await this.parents.counts(tx, ref);
       return { parentType: ref.parentType, parentId: ref.parentId, liked: false as const, likeCount };

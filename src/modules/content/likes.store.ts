@@ -13,7 +13,7 @@ export class LikesStore {
 
   /**
    * A new like of the member as one statement, answered as the API answers it, with the item's like
-   * count after it: the parent row (`parentRow`, the stores' likeCounterRow: $1 community, $2 id) is
+   * count after it: the parent row (`parentRow`, the stores' counterRow: $1 community, $2 id) is
    * locked for its counter first, so the count it reads is the one the like before left, and the
    * trigger adds this one. No row when the member had already liked the item, or the item is not there
    * (the caller tells the two apart with insertOrFind). The change of OutboxService.recordWithChange.

@@ -28,33 +28,24 @@ export class ParentLookupService {
   }
 
   /**
-   * The parent as a subquery that locks it FOR KEY SHARE ($1 community, $2 id), for a child's INSERT
-   * that runs in one statement (see lock), and the 404 to answer when it selects nothing.
-   */
-  keySharedRow(ref: ParentRef): { sql: string; notFound: () => Error } {
-    const { store, name } = this.parent(ref.parentType);
-    return { sql: store.keySharedRow, notFound: () => Errors.notFound(name) };
-  }
-
-  /**
-   * The parent and its like count as a subquery locked for its like counter (the stores'
-   * likeCounterRow: $1 community, $2 id), for a like written in one statement, and the 404 to answer
+   * The parent and its like count as a subquery locked for its counters (the stores' counterRow:
+   * $1 community, $2 id), for a comment or a like written in one statement, and the 404 to answer
    * when it selects nothing.
    */
-  likeCounterRow(ref: ParentRef): { sql: string; notFound: () => Error } {
+  counterRow(ref: ParentRef): { sql: string; notFound: () => Error } {
     const { store, name } = this.parent(ref.parentType);
-    return { sql: store.likeCounterRow, notFound: () => Errors.notFound(name) };
+    return { sql: store.counterRow, notFound: () => Errors.notFound(name) };
   }
 
   /**
    * Makes sure the parent exists and stays until the transaction ends, before a like is written or
-   * removed, with the lock of likeCounterRow: a concurrent DELETE waits (so no orphan like survives the
+   * removed, with the lock of counterRow: a concurrent DELETE waits (so no orphan like survives the
    * parent's delete trigger), and likes and unlikes of one item queue on the parent before they touch
    * `likes`, in the order every like statement takes its locks.
    */
-  async lockLikeCounter(tx: Tx, ref: ParentRef): Promise<void> {
+  async lockCounters(tx: Tx, ref: ParentRef): Promise<void> {
     const { store, name } = this.parent(ref.parentType);
-    if (!(await store.lockLikeCounter(tx, ref.communityId, ref.parentId))) throw Errors.notFound(name);
+    if (!(await store.lockCounters(tx, ref.communityId, ref.parentId))) throw Errors.notFound(name);
   }
 }
 

@@ -65,21 +65,18 @@ export class TasksStore {
   }
 
   /**
-   * The task as a subquery that locks it FOR KEY SHARE, for a statement that writes a child row
-   * (a comment) in the same step: $1 its community, $2 its id; no row when it is not in that community.
-   */
-  readonly keySharedRow = `SELECT id FROM tasks WHERE community_id = $1::uuid AND id = $2::uuid FOR KEY SHARE`;
-
-  /**
    * The task and its like count as a subquery that locks it FOR NO KEY UPDATE ($1 its community, $2 its
-   * id): the lock its like counter's trigger takes, taken first, so that likes and unlikes of one task
-   * queue on it before they touch `likes` (no deadlock) and each reads the count the one before it left.
+   * id): the lock its counters' triggers take (a like or a comment bumps the task's row), taken first,
+   * so that likes and unlikes of one task queue on it before they touch `likes` (no deadlock), each
+   * reads the count the one before it left, and a concurrent delete waits (no orphan child). A weaker
+   * lock (FOR KEY SHARE) would be upgraded by the trigger's update: two lock steps a child, and the
+   * lockers of one busy row shared through a multixact.
    */
-  readonly likeCounterRow = `SELECT id, like_count FROM tasks WHERE community_id = $1::uuid AND id = $2::uuid FOR NO KEY UPDATE`;
+  readonly counterRow = `SELECT id, like_count FROM tasks WHERE community_id = $1::uuid AND id = $2::uuid FOR NO KEY UPDATE`;
 
-  /** The lock of likeCounterRow until the transaction ends (ParentLookupService.lockLikeCounter); false when absent. */
-  async lockLikeCounter(tx: Tx, communityId: string, id: string): Promise<boolean> {
-    const rows = await tx.$queryRawUnsafe<unknown[]>(this.likeCounterRow, communityId, id);
+  /** The lock of counterRow until the transaction ends (ParentLookupService.lockCounters); false when absent. */
+  async lockCounters(tx: Tx, communityId: string, id: string): Promise<boolean> {
+    const rows = await tx.$queryRawUnsafe<unknown[]>(this.counterRow, communityId, id);
     return rows.length > 0;
   }
 }
