@@ -122,7 +122,7 @@ export class RequestedAttemptsStore {
       LEFT JOIN LATERAL (SELECT d.request_id, d.traceparent FROM webhook_deliveries d
                          WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}
                          ORDER BY d.attempt DESC LIMIT 1) latest ON true
-      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
     )
     SELECT i.*, event.id AS outbox_id, event.payload FROM inserted i CROSS JOIN event`;
@@ -166,7 +166,7 @@ export class RequestedAttemptsStore {
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, f.message_id, f.event_type,
              f.attempt + 1, 'PENDING', now(), now(), f.request_id, f.traceparent
       FROM failed f
-      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
     )
     -- every event the page took, with its new attempt (none when a concurrent call wrote it first)
@@ -226,7 +226,7 @@ export class RequestedAttemptsStore {
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, o.message_id, o.event_type,
              1, 'PENDING', now(), now(), o.request_id, o.traceparent
       FROM taken t JOIN outbox_events o ON o.id = t.outbox_id
-      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+      ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
     )
     -- every event the page took, in outbox order, with its attempt (none when it had one already)

@@ -287,7 +287,7 @@ export class DeliveryAttemptsStore {
         SELECT ${randomUUID()}::uuid, community_id, id, ${messageId}, ${eventType}, ${attempt}, 'PENDING', now(), now(), now()
         FROM endpoint WHERE is_active AND disabled_at IS NULL AND ordering = 'unordered'
           AND NOT EXISTS (SELECT 1 FROM claimed)
-        ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+        ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
         RETURNING id
       )
       SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
@@ -443,7 +443,7 @@ export class DeliveryAttemptsStore {
         SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, next_attempt, 'PENDING',
                now() + delay_ms * interval '1 millisecond', request_id, traceparent, queue_position, now()
         FROM closed WHERE next_attempt IS NOT NULL
-        ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+        ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       )
       SELECT id FROM closed, counted, (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`,
       values: [

@@ -117,7 +117,7 @@ export class DeliverySweepStore {
                   ${retries.map((r) => r.of.requestId)}::text[], ${retries.map((r) => r.of.traceparent)}::text[],
                   ${retries.map((r) => r.of.queuePosition)}::bigint[])
         AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id, traceparent, queue_position)
-      ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING`;
+      ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING`;
   }
 
   /**

@@ -151,7 +151,7 @@ export class WorkerOutboxStore {
                  p.request_id, p.traceparent, p.outbox_id, now(),
                  CASE WHEN p.claimable AND p.claimable_position <= $3 THEN now() END
           FROM pairs p
-          ON CONFLICT (endpoint_id, message_id, attempt) DO NOTHING
+          ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
           RETURNING id, endpoint_id, message_id, started_at, request_id, traceparent
         ), claims AS (
           -- (6.) the attempts written claimed, with their endpoint as a claim reads it
