@@ -30,8 +30,9 @@ export function emptyRow(): HeaderRow {
 }
 
 /**
- * The `headers` object to send, or a problem the API could not see: a masked value moved to another name
- * would be stored as the mask itself, and two rows of one name would silently become one.
+ * The `headers` object to send, or a problem found before the API: a masked value moved to another name
+ * (the API refuses it, this says why), and two rows of one name, which the API cannot see: the object would
+ * silently keep one of them.
  */
 export function headersOf(rows: HeaderRow[]): { headers: Record<string, string> } | { problem: string } {
   const headers: Record<string, string> = {};

@@ -17,6 +17,7 @@ import {
 } from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { MessageExpungeService } from '../modules/webhooks/core/expunge/message-expunge.service';
+import { checkStoredHeaders } from './check-headers';
 import { CliError } from './cli-context';
 
 export const MIN_PASSWORD_LENGTH = 8;
@@ -345,6 +346,29 @@ export const COMMANDS: Record<string, CommandSpec> = {
           'Secrets under a key that is not in the ring stay there: add that key back to re-encrypt them.',
         );
       return lines;
+    },
+  },
+  'webhooks:check-headers': {
+    usage: 'webhooks:check-headers [--community C]',
+    description:
+      "Reads every webhook endpoint's stored custom headers (only the community C's with --community: slug or id) " +
+      'and prints each header that breaks the rules a create or PATCH checks today, as its endpoint id, its ' +
+      "community and the header's name, never its value. Exits 1 when it finds any: such an endpoint's deliveries " +
+      'fail until its headers are replaced. Changes nothing. docs/operations.md#check-stored-custom-headers',
+    options: { community: { type: 'string' } },
+    async run(app, options, io) {
+      const ref = optional(options, 'community');
+      const community = ref === undefined ? null : await communityOf(app, ref);
+      const scope = community ? ` of ${community.slug}` : '';
+      const { checked, atFault } = await checkStoredHeaders(app, community, io.progress);
+      if (atFault > 0)
+        throw new CliError(
+          `${atFault} of ${plural(checked, 'endpoint')} with custom headers${scope} cannot send them as stored ` +
+            '(listed above): replace their headers with PATCH /api/communities/{communityId}/webhooks/{webhookId}',
+        );
+      return [
+        `Checked ${plural(checked, 'endpoint')} with custom headers${scope}: every header can be sent.`,
+      ];
     },
   },
   'webhooks:expunge': {

@@ -152,6 +152,8 @@ describe('webhook endpoint custom headers', () => {
       'trailer',
       'traceparent',
       'tracestate',
+      'Expect',
+      'expect',
     ];
     for (const name of refused) {
       const res = await call(api.app, 'PATCH', `${hooks(s.community.id)}/${s.endpointId}`, {
@@ -211,6 +213,79 @@ describe('webhook endpoint custom headers', () => {
       body: { headers: most },
     });
     expect(ok.status).toBe(200);
+  });
+
+  it('refuses each kind of value HTTP cannot send, naming the header in the details', async () => {
+    const s = await setUp();
+    const url = `${hooks(s.community.id)}/${s.endpointId}`;
+    const bad: [string, string][] = [
+      ['a control character', 'a\u0001b'],
+      ['DEL', 'a\u007fb'],
+      ['a vertical tab', 'a\u000bb'],
+      ['a form feed', 'a\u000cb'],
+      ['an accented letter', 'café'],
+      ['a character outside Latin-1', 'tok€n'],
+      ['an emoji', 'ok 👍'],
+      ['a leading space', ' token'],
+      ['a trailing tab', 'token\t'],
+      ['1,025 bytes', 'v'.repeat(1025)],
+    ];
+    for (const [kind, value] of bad) {
+      const res = await call(api.app, 'PATCH', url, {
+        token: s.token,
+        body: { headers: { 'X-Good': 'v', 'X-Bad': value } },
+      });
+      expect([kind, res.status, res.body.code]).toEqual([kind, 400, 'VALIDATION_ERROR']);
+      expect(res.body.details).toEqual([
+        { field: 'headers', message: expect.stringContaining('headers.X-Bad ') },
+      ]);
+      expect(res.body.error).not.toContain('X-Good');
+      // the answer never echoes the value: it may be a credential
+      if (value.trim().length > 3) expect(res.body.error).not.toContain(value.trim());
+    }
+    // a create with all of them at once is refused naming each (creates are rate limited: one call)
+    const created = await call(api.app, 'POST', hooks(s.community.id), {
+      token: s.token,
+      body: {
+        url: receiver.url + '/x',
+        events: ['tweet.created'],
+        headers: { 'X-Good': 'v', ...Object.fromEntries(bad.map(([, value], i) => [`X-Bad-${i}`, value])) },
+      },
+    });
+    expect(created.status).toBe(400);
+    for (const i of bad.keys()) expect(created.body.error).toContain(`headers.X-Bad-${i} `);
+    expect(created.body.error).not.toContain('X-Good');
+    // the endpoint still sends what it had
+    await call(api.app, 'POST', `${url}/test`, { token: s.token });
+    expect(receiver.at(s.path).at(-1)!.headers.authorization).toBe(TOKEN_VALUE);
+  });
+
+  it('takes spaces and tabs inside a value, an empty value, and exactly 1,024 bytes', async () => {
+    const s = await setUp();
+    const url = `${hooks(s.community.id)}/${s.endpointId}`;
+    const headers = {
+      'X-Inner': 'a b\tc ~!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}',
+      'X-Empty': '',
+      'X-Most': 'v'.repeat(1024),
+    };
+    const patched = await call(api.app, 'PATCH', url, { token: s.token, body: { headers } });
+    expect(patched.status).toBe(200);
+    await call(api.app, 'POST', `${url}/test`, { token: s.token });
+    const probe = receiver.at(s.path).at(-1)!;
+    expect(probe.headers['x-inner']).toBe(headers['X-Inner']);
+    expect(probe.headers['x-empty']).toBe('');
+    expect(probe.headers['x-most']).toBe(headers['X-Most']);
+  });
+
+  it('a masked value under a name it was not read with is refused, not stored as the mask', async () => {
+    const s = await setUp();
+    const res = await call(api.app, 'PATCH', `${hooks(s.community.id)}/${s.endpointId}`, {
+      token: s.token,
+      body: { headers: { 'X-Renamed': '…9f3a' } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain('headers.X-Renamed');
+    expect(res.body.error).toContain('masked');
   });
 
   it("another community cannot read or change an endpoint's headers", async () => {

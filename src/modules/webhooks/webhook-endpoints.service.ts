@@ -96,11 +96,20 @@ export class WebhookEndpointsService {
    */
   async update(communityId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     const url = dto.url === undefined ? undefined : await this.validUrl(dto.url);
-    if (dto.headers !== undefined) validHeaders(dto.headers);
     const updated = await this.prisma.$transaction(async (tx) => {
       const current = await this.store.find(communityId, id, tx);
       if (!current) throw Errors.notFound('Webhook endpoint');
       const reEnable = dto.isActive === true && !current.isActive;
+      // checked once the masked values are resolved: a mask is not ASCII, the stored value it stands for must be
+      const headers =
+        dto.headers === undefined
+          ? undefined
+          : validHeaders(
+              keepMasked(
+                dto.headers,
+                this.secrets.openHeaders(current.customHeaders as SealedHeaders | null),
+              ),
+            );
       return this.store.update(tx, communityId, id, {
         url,
         events: dto.events,
@@ -108,15 +117,7 @@ export class WebhookEndpointsService {
         isActive: dto.isActive,
         rateLimit: dto.rateLimit,
         ordering: dto.ordering,
-        customHeaders:
-          dto.headers === undefined
-            ? undefined
-            : this.secrets.sealHeaders(
-                keepMasked(
-                  dto.headers,
-                  this.secrets.openHeaders(current.customHeaders as SealedHeaders | null),
-                ),
-              ),
+        customHeaders: headers === undefined ? undefined : this.secrets.sealHeaders(headers),
         ...(reEnable ? { disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
       });
     });
@@ -183,7 +184,8 @@ export class WebhookEndpointsService {
 /** The headers as sent, or 400 naming every rule they break (docs/api.md#webhooks). */
 function validHeaders(headers: CustomHeaders): CustomHeaders {
   const problems = customHeaderProblems(headers);
-  if (problems.length > 0) throw Errors.badRequest(problems.join('; '), 'headers');
+  if (problems.length > 0)
+    throw Errors.badRequest(problems.map((problem) => problem.message).join('; '), 'headers');
   return headers;
 }
 

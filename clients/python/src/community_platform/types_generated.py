@@ -653,8 +653,9 @@ class CreateWebhook(CreateWebhookRequired, total=False):
     #: custom headers sent with every delivery and test, name → value: up to 20; names are HTTP
     #: tokens, and names the platform sets (webhook-*, content-type, content-length, host,
     #: user-agent, traceparent, tracestate) or that belong to the connection (connection,
-    #: transfer-encoding, te, upgrade, keep-alive, trailer, proxy-*) are refused; values at most
-    #: 1024 bytes, without CR, LF or NUL. Stored encrypted; reads show each value masked
+    #: transfer-encoding, te, upgrade, keep-alive, trailer, expect, proxy-*) are refused; values
+    #: at most 1024 bytes of visible ASCII, spaces and tabs, neither beginning nor ending with a
+    #: space or tab. Stored encrypted; reads show each value masked
     headers: Dict[str, str]
     #: deliveries per second to this endpoint across every worker, 1–10000; null: no limit. A
     #: delivery held back by it waits without counting as a failure; default: null
@@ -698,9 +699,10 @@ class UpdateWebhook(TypedDict, total=False):
     #: replaces the custom headers ({} removes them all): up to 20; names are HTTP tokens, and
     #: names the platform sets (webhook-*, content-type, content-length, host, user-agent,
     #: traceparent, tracestate) or that belong to the connection (connection, transfer-encoding,
-    #: te, upgrade, keep-alive, trailer, proxy-*) are refused; values at most 1024 bytes,
-    #: without CR, LF or NUL. Stored encrypted; reads show each value masked. A value sent back
-    #: exactly as a read showed it (masked) keeps the stored value
+    #: te, upgrade, keep-alive, trailer, expect, proxy-*) are refused; values at most 1024 bytes
+    #: of visible ASCII, spaces and tabs, neither beginning nor ending with a space or tab.
+    #: Stored encrypted; reads show each value masked. A value sent back exactly as a read
+    #: showed it (masked) keeps the stored value
     headers: Dict[str, str]
     #: deliveries per second to this endpoint across every worker, 1–10000; null: no limit. A
     #: delivery held back by it waits without counting as a failure; null removes the limit

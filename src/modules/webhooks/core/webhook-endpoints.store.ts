@@ -177,6 +177,23 @@ export class WebhookEndpointsStore {
        ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`;
   }
 
+  /**
+   * Up to `limit` endpoints that have custom headers, in id order after `afterId` (null: from the first),
+   * of one community or (null) of all: the pages of `webhooks:check-headers`, which only reads.
+   */
+  pageWithHeaders(
+    communityId: string | null,
+    afterId: string | null,
+    limit: number,
+  ): Promise<{ id: string; community_id: string; custom_headers: SealedHeaders }[]> {
+    return this.prisma.$queryRaw`
+      SELECT id, community_id, custom_headers FROM webhook_endpoints
+       WHERE custom_headers IS NOT NULL
+         AND (${communityId}::uuid IS NULL OR community_id = ${communityId}::uuid)
+         AND (${afterId}::uuid IS NULL OR id > ${afterId}::uuid)
+       ORDER BY id LIMIT ${limit}`;
+  }
+
   /** Replaces the sealed form of the endpoint's headers (the same headers under another key). */
   async resealHeaders(tx: Tx, id: string, sealed: SealedHeaders): Promise<void> {
     await tx.$executeRaw`

@@ -27,7 +27,11 @@ import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.
 import { SUBSCRIBABLE_EVENTS, type SubscribableEvent, TEST_EVENT } from '../../events/event-catalog';
 import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
-import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endpoint-headers';
+import {
+  HEADER_VALUE_PATTERN,
+  MAX_CUSTOM_HEADERS,
+  MAX_HEADER_VALUE_BYTES,
+} from '../core/secrets/endpoint-headers';
 import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
 
 export const MAX_URL_LENGTH = 2048;
@@ -74,11 +78,18 @@ function OrderingField(description: string): PropertyDecorator {
 export const RECOVER_INCLUDES = ['failed', 'missed'] as const;
 export type RecoverInclude = (typeof RECOVER_INCLUDES)[number];
 
-/** The `headers` field as the OpenAPI document shows it; its rules are checked by the service (endpoint-headers.ts). */
-function headersProperty(description: string) {
+/**
+ * The `headers` field as the OpenAPI document shows it; its rules are checked by the service (endpoint-headers.ts).
+ * A PATCH may send a value back masked (`…` is not ASCII), so only the create states the values' pattern.
+ */
+function headersProperty(description: string, { masksAllowed }: { masksAllowed: boolean }) {
   return ApiPropertyOptional({
     type: 'object',
-    additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_BYTES },
+    additionalProperties: {
+      type: 'string',
+      maxLength: MAX_HEADER_VALUE_BYTES,
+      ...(masksAllowed ? {} : { pattern: HEADER_VALUE_PATTERN }),
+    },
     maxProperties: MAX_CUSTOM_HEADERS,
     example: { Authorization: 'Bearer rcv_4f9a2c71d3', 'X-Route': 'eu' },
     description,
@@ -86,8 +97,8 @@ function headersProperty(description: string) {
 }
 const HEADERS_RULES =
   `up to ${MAX_CUSTOM_HEADERS}; names are HTTP tokens, and names the platform sets (webhook-*, content-type, content-length, host, user-agent, ` +
-  'traceparent, tracestate) or that belong to the connection (connection, transfer-encoding, te, upgrade, keep-alive, trailer, proxy-*) are refused; ' +
-  `values at most ${MAX_HEADER_VALUE_BYTES} bytes, without CR, LF or NUL. Stored encrypted; reads show each value masked`;
+  'traceparent, tracestate) or that belong to the connection (connection, transfer-encoding, te, upgrade, keep-alive, trailer, expect, proxy-*) are refused; ' +
+  `values at most ${MAX_HEADER_VALUE_BYTES} bytes of visible ASCII, spaces and tabs, neither beginning nor ending with a space or tab. Stored encrypted; reads show each value masked`;
 const EVENTS_MESSAGE = `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')} (${TEST_EVENT} is sent only by the test route)`;
 
 /** A community's id or its slug (any case), as every other way of naming the community takes (docs/api.md#webhooks). */
@@ -197,7 +208,9 @@ export class CreateWebhookDto extends TenantBodyDto {
   @MaxLength(500)
   description?: string;
 
-  @headersProperty(`custom headers sent with every delivery and test, name → value: ${HEADERS_RULES}`)
+  @headersProperty(`custom headers sent with every delivery and test, name → value: ${HEADERS_RULES}`, {
+    masksAllowed: false,
+  })
   @OptionalNotNull()
   @IsObject()
   headers?: Record<string, string>;
@@ -236,6 +249,7 @@ export class UpdateWebhookDto extends TenantBodyDto {
 
   @headersProperty(
     `replaces the custom headers ({} removes them all): ${HEADERS_RULES}. A value sent back exactly as a read showed it (masked) keeps the stored value`,
+    { masksAllowed: true },
   )
   @OptionalNotNull()
   @IsObject()

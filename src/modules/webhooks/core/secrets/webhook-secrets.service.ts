@@ -8,6 +8,8 @@ import { WebhookEndpointsStore } from '../webhook-endpoints.store';
 import { SECRET_PREFIX } from '../delivery/sign';
 import {
   CustomHeaders,
+  customHeaderProblems,
+  HeaderProblem,
   maskHeaders,
   openHeaders,
   SealedHeaders,
@@ -29,6 +31,16 @@ export interface SecretsUnderKey {
 export interface ReencryptedBatch {
   moved: number;
   failed: { id: string; reason: string }[];
+}
+
+/** An endpoint whose stored custom headers could not be sent as they are (webhooks:check-headers). */
+export interface StoredHeadersAtFault {
+  endpointId: string;
+  communityId: string;
+  /** each rule broken with the headers it is about; never a value */
+  problems: HeaderProblem[];
+  /** the set would not decrypt (its key left the ring, or the row was altered): no rule could be checked */
+  undecryptable: boolean;
 }
 
 /**
@@ -141,6 +153,34 @@ export class WebhookSecretsService {
   /** The stored headers as every read shows them: names, and each value masked. */
   maskedHeaders(sealed: SealedHeaders | null | undefined): CustomHeaders {
     return maskHeaders(this.openHeaders(sealed));
+  }
+
+  /**
+   * Checks the next `limit` endpoints with custom headers (id order, after `afterId`; of one community
+   * when given) against today's rules (endpoint-headers.ts): those a rule added since they were stored
+   * would refuse, and those that will not decrypt. `next`: where the following page starts, null at
+   * the end. Only reads; the values never leave this method.
+   */
+  async checkStoredHeaders(
+    communityId: string | null,
+    afterId: string | null,
+    limit: number,
+  ): Promise<{ atFault: StoredHeadersAtFault[]; checked: number; next: string | null }> {
+    const rows = await this.endpoints.pageWithHeaders(communityId, afterId, limit);
+    const atFault: StoredHeadersAtFault[] = [];
+    for (const row of rows) {
+      const fault = { endpointId: row.id, communityId: row.community_id };
+      let headers: CustomHeaders;
+      try {
+        headers = openHeaders(this.cipher, row.custom_headers);
+      } catch {
+        atFault.push({ ...fault, problems: [], undecryptable: true });
+        continue;
+      }
+      const problems = customHeaderProblems(headers);
+      if (problems.length > 0) atFault.push({ ...fault, problems, undecryptable: false });
+    }
+    return { atFault, checked: rows.length, next: rows.length < limit ? null : rows[rows.length - 1].id };
   }
 
   /**
