@@ -5,7 +5,7 @@ import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { syntheticData } from '../utils/synthetic-event';
-import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
+import { Receiver, Responder, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
 import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
@@ -47,24 +47,40 @@ describe('operational webhook events', () => {
    * A community with an observer subscribed to the operational events and a subject subscribed to
    * tweet.created AND to them, answering with `answer`; one tweet.created is raised.
    */
-  async function scenario(answer: (attempt: number) => number) {
+  async function scenario(
+    answer: (attempt: number) => number,
+    subjectUrl: { query?: string; userinfo?: string } = {},
+  ) {
     const { community, token } = await memberWithToken(api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
-    const create = async (path: string, events: string[]) => {
+    const create = async (path: string, events: string[], query = '') => {
       const res = await call(api.app, 'POST', hooks(community.id), {
         token,
-        body: { url: receiver.url + path, events },
+        body: { url: receiver.url + path + query, events },
       });
       expect(res.status).toBe(201);
       return { id: res.body.data.id as string, secret: res.body.data.secret as string, path };
     };
     const observer = await create(`/${unique('observer')}`, OPERATIONAL);
-    const subject = await create(`/${unique('subject')}`, ['tweet.created', ...OPERATIONAL]);
+    const subject = await create(
+      `/${unique('subject')}`,
+      ['tweet.created', ...OPERATIONAL],
+      subjectUrl.query,
+    );
+    if (subjectUrl.userinfo) {
+      // the API refuses credentials in a URL: this is a row from before it did (its sends fail)
+      const url =
+        receiver.url.replace('://', `://${subjectUrl.userinfo}@`) + subject.path + (subjectUrl.query ?? '');
+      await api.prisma.webhookEndpoint.update({ where: { id: subject.id }, data: { url } });
+    }
     const tries = new Map<string, number>();
-    receiver.respond(subject.path, (req) => {
+    const respond: Responder = (req) => {
       const id = req.headers['webhook-id'];
       tries.set(id, (tries.get(id) ?? 0) + 1);
       return { status: answer(tries.get(id)!) };
-    });
+    };
+    // the receiver knows a request by its path and query (a fragment is never sent)
+    receiver.respond(subject.path, respond);
+    receiver.respond(subject.path + (subjectUrl.query ?? '').replace(/#.*$/, ''), respond);
     await api.prisma.$transaction((tx) =>
       api.app
         .get(OutboxService)
@@ -144,6 +160,31 @@ describe('operational webhook events', () => {
       reason: 'failing',
       consecutiveFailures: 3,
     });
+  });
+
+  it("the url they carry has no user name, password, query or fragment: another endpoint's token stays home", async () => {
+    const query = `?token=${unique('query-secret')}#${unique('fragment-secret')}`;
+    const broken = await scenario(() => 500, { query, userinfo: 'hook-user:hook-password' });
+    await settled(broken, [
+      'webhook.endpoint.failing',
+      'webhook.message.exhausted',
+      'webhook.endpoint.disabled',
+    ]);
+    const healed = await scenario((attempt) => (attempt <= 2 ? 500 : 200), { query });
+    await settled(healed, ['webhook.endpoint.failing', 'webhook.endpoint.recovered']);
+    for (const s of [broken, healed]) {
+      const events = s.seen().filter((b) => b.data.endpointId === s.subject.id);
+      expect(events.length).toBeGreaterThanOrEqual(2);
+      for (const event of events)
+        expect([event.type, event.data.url]).toEqual([event.type, receiver.url + s.subject.path]);
+      const received = JSON.stringify(s.seen());
+      for (const secret of ['hook-user', 'hook-password', 'token=', 'query-secret', 'fragment-secret'])
+        expect(received).not.toContain(secret);
+    }
+    expect(new Set(broken.seen().map((b) => b.type))).toEqual(
+      new Set(['webhook.endpoint.failing', 'webhook.message.exhausted', 'webhook.endpoint.disabled']),
+    );
+    expect(healed.seen().some((b) => b.type === 'webhook.endpoint.recovered')).toBe(true);
   });
 
   it('disabled at once by a 410 Gone, with that reason; no exhausted event for it', async () => {

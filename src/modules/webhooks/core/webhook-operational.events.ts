@@ -7,7 +7,13 @@ const endpointId = {
   ...uuid,
   description: 'the endpoint this event is about (it never receives this event)',
 };
-const url = { type: 'string', description: "the endpoint's target URL" } as const;
+const url = {
+  type: 'string',
+  pattern: '^[^?#]*$',
+  description:
+    "the endpoint's target URL without user name, password, query or fragment (scheme, host, port and path): " +
+    'every subscribed endpoint receives it, and those parts often carry a token of the receiver',
+} as const;
 const consecutiveFailures = {
   type: 'integer',
   minimum: 1,
@@ -90,6 +96,26 @@ export const WEBHOOK_OPERATIONAL_EVENTS = [
     },
   }),
 ] as const;
+
+/**
+ * The endpoint's URL as the operational events show it: without user name, password, query or fragment
+ * (`https://user:pw@h.example/p?token=x#f` → `https://h.example/p`). The events go to the community's
+ * other endpoints, and a receiver's token in its URL must not travel with them.
+ */
+export function urlForOperationalEvents(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // not a URL (the create and PATCH rules make this impossible): cut whatever could be a credential
+    return raw.replace(/[?#].*$/s, '').replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/]*@/i, '$1');
+  }
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
 
 /** The operational events' names: the relay keeps each from its subject, exhaustion is not raised for them. */
 export const OPERATIONAL_EVENT_TYPES: readonly string[] = WEBHOOK_OPERATIONAL_EVENTS.map((e) => e.type);

@@ -10,7 +10,7 @@ import {
   RecordedSuccess,
   WebhookEndpointsStore,
 } from '../core/webhook-endpoints.store';
-import { OPERATIONAL_EVENT_TYPES } from '../core/webhook-operational.events';
+import { OPERATIONAL_EVENT_TYPES, urlForOperationalEvents } from '../core/webhook-operational.events';
 
 export type { EndpointState } from '../core/webhook-endpoints.store';
 
@@ -107,7 +107,7 @@ export class EndpointHealth {
             if (recovered?.wasAnnounced && recovered.url !== null)
               await this.outbox.record(tx, communityId, 'webhook.endpoint.recovered', {
                 endpointId,
-                url: recovered.url,
+                url: urlForOperationalEvents(recovered.url),
               });
           });
           return;
@@ -136,7 +136,8 @@ export class EndpointHealth {
     const failures = await this.prisma.$transaction(async (tx) => {
       const counted = await this.endpoints.recordFailure(tx, communityId, endpointId, this.failingAt);
       if (!counted) return null; // the endpoint was deleted meanwhile
-      const { url, consecutiveFailures } = counted;
+      const { consecutiveFailures } = counted;
+      const url = urlForOperationalEvents(counted.url);
       if (counted.announce)
         await this.outbox.record(tx, communityId, 'webhook.endpoint.failing', {
           endpointId,
@@ -184,7 +185,7 @@ export class EndpointHealth {
       if (disabled)
         await this.outbox.record(tx, communityId, 'webhook.endpoint.disabled', {
           endpointId,
-          url: disabled.url,
+          url: urlForOperationalEvents(disabled.url),
           reason: 'gone',
           consecutiveFailures: disabled.consecutiveFailures,
         });
