@@ -55,6 +55,9 @@ describe('embedding the webhook portal', () => {
       ['credentials', ['https://user:pw@app.example.com']],
       ['a wildcard', ['https://*.example.com']],
       ['a CSP separator', ['https://app.example.com;script-src']],
+      ['port 0', ['https://app.example.com:0']],
+      ['port 00', ['https://app.example.com:00']],
+      ['a port past 65535', ['https://app.example.com:65536']],
       ['a duplicate', ['https://app.example.com', 'https://app.example.com']],
       ['a duplicate once lower-cased', ['https://app.example.com', 'https://APP.example.com']],
       ['too many', Array.from({ length: 11 }, (_, i) => `https://a${i}.example.com`)],
@@ -142,6 +145,16 @@ describe('embedding the webhook portal', () => {
         expect(res.headers['x-frame-options']).toBe('DENY');
         expect(res.body).toContain('<div id="app">');
       }
+    });
+
+    it("leaves out a stored origin that today's rules refuse (port 0, from before they did)", async () => {
+      const owner = await memberWithToken(t.app, { plan: 'PRO' });
+      await t.prisma.community.update({
+        where: { id: owner.community.id },
+        data: { portalAllowedOrigins: ['https://app.example.com', 'https://app.example.com:0'] },
+      });
+      const res = await page(`?community=${owner.community.id}`);
+      expect(frameAncestors(res.headers['content-security-policy'])).toBe('https://app.example.com');
     });
 
     it("adds an https logo's origin to img-src, never an http one", async () => {

@@ -9,6 +9,10 @@ describe('parsePortalOrigin', () => {
     ['https://bücher.example', 'https://xn--bcher-kva.example'],
     ['https://localhost:3653', 'https://localhost:3653'],
     ['https://[::1]:8443', 'https://[::1]:8443'],
+    ['https://app.example.com:1', 'https://app.example.com:1'],
+    ['https://app.example.com:65535', 'https://app.example.com:65535'],
+    ['https://app.example.com:0443', 'https://app.example.com'],
+    ['https://app.example.com:08443', 'https://app.example.com:8443'],
   ])('accepts %s as %s', (value, origin) => expect(parsePortalOrigin(value)).toBe(origin));
 
   it.each([
@@ -25,6 +29,11 @@ describe('parsePortalOrigin', () => {
     "https://a'b.example.com",
     'https://a,b.example.com',
     'https://app.example.com:99999',
+    'https://app.example.com:65536',
+    'https://app.example.com:0',
+    'https://app.example.com:00',
+    'https://[::1]:0',
+    'https://app.example.com:-1',
     ' https://app.example.com',
     '',
     42,

@@ -30,7 +30,7 @@ function IsPortalOrigin() {
       options: {
         each: true,
         message:
-          '$property must hold origins such as https://app.example.com: https, a host and an optional port, ' +
+          '$property must hold origins such as https://app.example.com: https, a host and an optional port from 1 to 65535, ' +
           'without a path (not even /), query, fragment, credentials or wildcard',
       },
       validator: { validate: (value: unknown) => parsePortalOrigin(value) !== null },
