@@ -41,7 +41,8 @@ function revision() {
     const commit = git('rev-parse', 'HEAD').toString().trim();
     let dirty = false;
     try {
-      git('diff', '--quiet', 'HEAD', '--');
+      // the results files themselves left out: a run recorded before this one is not a change of the code
+      git('diff', '--quiet', 'HEAD', '--', '.', ':!bench/results');
     } catch {
       dirty = true;
     }
