@@ -3,10 +3,13 @@
 // http://127.0.0.1:3000). It makes its own user (directly in BENCH_DATABASE_URL / DATABASE_URL, since
 // no route creates users), then its community and API key through the API.
 //   node bench/auth.mjs
-// argon2id makes login CPU-bound by design (about 20-30 ms of one core per attempt).
+// argon2id makes login CPU-bound by design (its cost is a setting, ARGON2_OPTIONS). The floor has no login:
+// no ratio. BENCH_RECORD=1 (or --record) appends one line per scenario to bench/results/auth.jsonl
+// (lib/record.mjs).
 /* global fetch */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { record } from './lib/record.mjs';
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
@@ -110,4 +113,15 @@ rows.push(
 );
 console.log(`${BASE}: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s`);
 console.table(rows);
+record(
+  'auth',
+  rows.map((row) => ({
+    series: row.scenario,
+    unit: 'req/s (autocannon)',
+    service: row['req/s'],
+    p50Ms: row['p50 ms'],
+    p99Ms: row['p99 ms'],
+    connections: CONNECTIONS,
+  })),
+);
 if (rows.some((r) => r['non-2xx'] > 0 || r.errors > 0)) process.exitCode = 1;

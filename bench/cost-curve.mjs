@@ -13,7 +13,9 @@
 // BENCH_CURVE_PARTS picks parts (reads,fanout,workers; default all), BENCH_CURVE_SIZES the read sizes
 // (default 100000,1000000,10000000), BENCH_CURVE_FANOUT the endpoint counts. Prints one JSON line per
 // measurement and a summary line. Its database (cp_bench_curve) is dropped at the end unless
-// BENCH_KEEP_DB=1 (then a rerun grows it no further than asked).
+// BENCH_KEEP_DB=1 (then a rerun grows it no further than asked). BENCH_RECORD=1 (or --record) appends
+// one line per measurement to bench/results/cost-curve.jsonl (lib/record.mjs; the fan-out and workers
+// benches it runs do not record their own). Without the floor (FLOOR_DIR missing) nothing has a ratio.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -27,7 +29,8 @@ const { default: pg } = await import('pg');
 const { fetch } = await import('undici');
 const { insertApiKey } = await import('./lib/api-key.mjs');
 const { insertAttempts } = await import('./lib/read-bench.mjs');
-const { runFloor } = await import('./lib/floor.mjs');
+const { floorPresent, ratioIfFloor, runFloor } = await import('./lib/floor.mjs');
+const { record } = await import('./lib/record.mjs');
 const bench = await import('./lib/read-bench.mjs');
 
 const require = createRequire(import.meta.url);
@@ -104,12 +107,18 @@ async function reads() {
   try {
     const curve = await curveCommunity(db);
     const apiKey = await insertApiKey(db, curve.communityId, curve.ownerId);
-    const out = await runFloor(
-      'floor-read.mjs',
-      { VARIANTS: bench.FLOOR_READ_VARIANT, ROUNDS: '1' },
-      { allLines: true },
-    );
-    const floor = bench.figures(out.lines, bench.FLOOR_READ_LINE).autocannon;
+    const floor = floorPresent()
+      ? bench.figures(
+          (
+            await runFloor(
+              'floor-read.mjs',
+              { VARIANTS: bench.FLOOR_READ_VARIANT, ROUNDS: '1' },
+              { allLines: true },
+            )
+          ).lines,
+          bench.FLOOR_READ_LINE,
+        ).autocannon
+      : null;
     const rows = [];
     for (const size of SIZES) {
       const seededMs = await growTo(db, curve, size);
@@ -154,10 +163,10 @@ async function reads() {
   }
 }
 
-/** Runs another bench script with `env` and returns the JSON line it prints last. */
+/** Runs another bench script with `env` and returns the JSON line it prints last (recorded here, not there). */
 async function benchLine(script, env) {
   const { stdout } = await promisify(execFile)(process.execPath, [resolve(HERE, script)], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...env, BENCH_RECORD: '0' },
     maxBuffer: 64 * 1024 * 1024,
   });
   const line = stdout
@@ -191,12 +200,56 @@ async function workers() {
   return rows;
 }
 
+/** The measurements as lines of bench/results/cost-curve.jsonl, each with its floor of the same invocation. */
+function resultLines({ reads: readRows = [], fanout: fanoutRows = [], workers: workerRows = [] }) {
+  return [
+    ...readRows.flatMap((row) => [
+      {
+        series: `tweets page at ${row.rows} rows`,
+        unit: 'req/s (autocannon)',
+        service: row.tweetsPage.rps,
+        floor: row.floorBestAt300k?.rps,
+        ratio: ratioIfFloor(row.tweetsPage.rps, row.floorBestAt300k?.rps),
+        p50Ms: row.tweetsPage.p50Ms,
+        p99Ms: row.tweetsPage.p99Ms,
+        seededMs: row.seededMs,
+      },
+      {
+        series: `delivery log FAILED at ${row.rows} rows`,
+        unit: 'req/s (autocannon)',
+        service: row.deliveryLogFailed.rps,
+        floor: row.floorBestAt300k?.rps,
+        ratio: ratioIfFloor(row.deliveryLogFailed.rps, row.floorBestAt300k?.rps),
+        p50Ms: row.deliveryLogFailed.p50Ms,
+        p99Ms: row.deliveryLogFailed.p99Ms,
+      },
+    ]),
+    ...fanoutRows.map(({ endpoints, result }) => ({
+      series: `fan-out to ${endpoints}`,
+      unit: 'ms to the last receipt',
+      service: result.service.lastReceiptMs,
+      floor: result.floor?.deliverJobsMs,
+      ratio: result.ratio,
+    })),
+    ...workerRows.map(({ workers: count, result }) => ({
+      series: `${count} worker${count > 1 ? 's' : ''}, ten endpoints`,
+      unit: 'deliveries/s',
+      service: result.service.deliveriesPerSecond,
+      floor: result.floor?.deliveriesPerSecond,
+      ratio: result.ratio,
+      workerCpuMsPerDelivery: result.service.workerCpuMsPerDelivery,
+      postgresCpuMsPerDelivery: result.service.postgresCpuMsPerDelivery,
+    })),
+  ];
+}
+
 const parts = { reads, fanout, workers };
 const summary = {};
 for (const part of PARTS) {
   if (!parts[part]) throw new Error(`unknown part ${part}: one of ${Object.keys(parts).join(', ')}`);
   summary[part] = await parts[part]();
 }
+record('cost-curve', resultLines(summary));
 console.log(
   JSON.stringify({ benchmark: 'cost-curve', date: new Date().toISOString().slice(0, 10), ...summary }),
 );

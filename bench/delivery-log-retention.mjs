@@ -26,8 +26,10 @@
 //   npm run build && node bench/delivery-log-retention.mjs
 //   BENCH_RETENTION_ATTEMPTS=10000000 BENCH_RETENTION_COMMUNITIES=1000 node bench/delivery-log-retention.mjs
 //
-// Env: BENCH_PORT (3500, the API's), BENCH_ROUNDS (1, the floor's), BENCH_RATE, BENCH_SECONDS. Exits 1 when
-// the floor cannot run (the page's ratio would have nothing to stand on). Its API, worker and receiver are
+// Env: BENCH_PORT (3500, the API's), BENCH_ROUNDS (1, the floor's), BENCH_RATE, BENCH_SECONDS. Without the
+// floor (FLOOR_DIR missing) the page is measured without a ratio; a floor that is there and fails makes the
+// bench exit 1. BENCH_RECORD=1 (or --record) appends the run to bench/results/delivery-log-retention.jsonl
+// (lib/record.mjs). Its API, worker and receiver are
 // gone when it ends, however it ends; its database (cp_bench_delivery_*) and Redis keys when it ends done or
 // failed, not when interrupted (Ctrl-C): drop that database by hand then.
 import { performance } from 'node:perf_hooks';
@@ -44,7 +46,8 @@ import {
   steadyStream,
   until,
 } from './lib/delivery-harness.mjs';
-import { ratio, runFloor } from './lib/floor.mjs';
+import { floorPresent, ratio, ratioIfFloor, runFloor } from './lib/floor.mjs';
+import { record } from './lib/record.mjs';
 import {
   BENCH_URL,
   figures,
@@ -153,8 +156,13 @@ async function deliveryLogPage(env) {
   );
 
   // the floor first, as read-routes.mjs runs it: a failed floor throws, and the bench exits 1
-  const out = await runFloor('floor-read.mjs', { VARIANTS: FLOOR_READ_VARIANT, ROUNDS }, { allLines: true });
-  const floor = figures(out.lines, FLOOR_READ_LINE).autocannon;
+  const floor = floorPresent()
+    ? figures(
+        (await runFloor('floor-read.mjs', { VARIANTS: FLOOR_READ_VARIANT, ROUNDS }, { allLines: true }))
+          .lines,
+        FLOOR_READ_LINE,
+      ).autocannon
+    : null;
 
   const api = await startApi({ DATABASE_URL: env.databaseUrl, REDIS_KEY_PREFIX: env.prefix });
   try {
@@ -176,8 +184,8 @@ async function deliveryLogPage(env) {
         'GET /api/communities/{c}/webhooks/{e}/deliveries?status=FAILED&limit=50 (Bearer), 16 connections',
       endpoint: `the first by id of ${COMMUNITIES} communities' endpoints: ${attempts} attempts, ${failed} FAILED`,
       service,
-      floor: { variant: FLOOR_READ_VARIANT, rps: floor.rps, p50Ms: floor.p50Ms, p99Ms: floor.p99Ms },
-      rpsRatio: ratio(service.rps, floor.rps),
+      floor: floor && { variant: FLOOR_READ_VARIANT, rps: floor.rps, p50Ms: floor.p50Ms, p99Ms: floor.p99Ms },
+      rpsRatio: ratioIfFloor(service.rps, floor?.rps),
     };
   } finally {
     const exited = api.exitCode !== null ? Promise.resolve() : new Promise((r) => api.once('exit', r));
@@ -350,6 +358,31 @@ try {
         latency.p99Ratio <= TARGET_PRUNE_LATENCY_RATIO,
     }),
   );
+  // the line's ratio is the page's, to the floor's `best` read: the prune's figures have no floor and
+  // stand beside their own targets (seconds, the size's growth, the latency beside a prune / without)
+  record('delivery-log-retention', [
+    {
+      series: `${ATTEMPTS} attempts, ${COMMUNITIES} communities`,
+      unit: 'req/s (autocannon) of the delivery log page',
+      service: page.service.rps,
+      floor: page.floor?.rps,
+      ratio: page.rpsRatio,
+      p50Ms: page.service.p50Ms,
+      p99Ms: page.service.p99Ms,
+      floorP99Ms: page.floor?.p99Ms,
+      pageTarget: `p99 < ${TARGET_PAGE_P99_MS} ms`,
+      attempts: ATTEMPTS,
+      communities: COMMUNITIES,
+      seedSeconds: Number(seedSeconds.toFixed(1)),
+      firstPruneSeconds: first.seconds,
+      pruneSeconds: cycles.map((c) => c.seconds),
+      pruneTarget: `< ${TARGET_PRUNE_SECONDS} s a day`,
+      sizeAfterThirdToFirst: growth,
+      latencyP99Ms: { noPrune: latency.noPrune.p99Ms, duringPrune: latency.duringPrune.p99Ms },
+      latencyP99Ratio: latency.p99Ratio,
+      latencyTarget: `<= ${TARGET_PRUNE_LATENCY_RATIO}`,
+    },
+  ]);
 } finally {
   await env.drop();
 }

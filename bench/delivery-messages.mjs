@@ -12,6 +12,8 @@
 // judged by its p99 alone; the attempt log's page (`deliveries?status=FAILED&limit=50`) is measured
 // last, alike, as this machine's reference for a read. Prints one JSON line. The
 // database is dropped at the end unless BENCH_KEEP_DB=1 (seeding takes minutes: keep it for a rerun).
+// The floor has no such route: no ratio, each filter beside the reference of the same run. BENCH_RECORD=1
+// (or --record) appends the run to bench/results/delivery-messages.jsonl (lib/record.mjs).
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
@@ -19,6 +21,7 @@ process.env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/cp_bench_mess
 const { default: pg } = await import('pg');
 const { fetch } = await import('undici');
 const bench = await import('./lib/read-bench.mjs');
+const { record } = await import('./lib/record.mjs');
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');
@@ -161,6 +164,16 @@ try {
       pass: Object.values(routes).every((r) => r.p99Ms < TARGET_P99_MS),
     }),
   );
+  record('delivery-messages', [
+    {
+      series: `${CONNECTIONS} connection${CONNECTIONS > 1 ? 's' : ''}`,
+      unit: 'req/s and ms (autocannon), per filter',
+      routes,
+      reference: { route: 'deliveries?status=FAILED&limit=50', ...reference },
+      target: `p99 < ${TARGET_P99_MS} ms for each filter`,
+      peakRssMiB: bench.peakRssMiB(api.pid),
+    },
+  ]);
 } finally {
   api.kill('SIGTERM');
   await bench.dropDatabaseUnlessKept();

@@ -26,6 +26,9 @@
 // runs the service twice after the floor: tracing off, then on (an OTLP/HTTP endpoint served by the
 // bench, the always_on sampler, every event carrying a sampled traceparent as a traced API request's
 // does, so every send is an attempt span); prints both and traced / untraced (target ≥ TRACED_TARGET).
+//
+// BENCH_RECORD=1 (or --record) appends the run to bench/results/delivery-throughput.jsonl (lib/record.mjs);
+// without the floor (FLOOR_DIR missing) the service runs alone and its figures carry no ratio.
 import { performance } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
 import {
@@ -41,7 +44,8 @@ import {
   startWorker,
   until,
 } from './lib/delivery-harness.mjs';
-import { ratio, runFloor } from './lib/floor.mjs';
+import { floorPresent, ratioIfFloor, runFloor } from './lib/floor.mjs';
+import { record } from './lib/record.mjs';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 10);
@@ -141,13 +145,15 @@ async function service(tracing = null) {
   }
 }
 
-const floor = await runFloor('floor-delivery.mjs', {
-  ONLY: 'deliver',
-  ROUNDS: '1',
-  JOBS: String(EVENTS),
-  // a FIFO endpoint has one delivery in flight: the floor's worker then takes one job at a time
-  ...(FIFO ? { CONCURRENCY: '1' } : {}),
-});
+const floor = floorPresent()
+  ? await runFloor('floor-delivery.mjs', {
+      ONLY: 'deliver',
+      ROUNDS: '1',
+      JOBS: String(EVENTS),
+      // a FIFO endpoint has one delivery in flight: the floor's worker then takes one job at a time
+      ...(FIFO ? { CONCURRENCY: '1' } : {}),
+    })
+  : null;
 const measured = await service();
 let tracedRun = null;
 if (TRACING) {
@@ -159,8 +165,18 @@ if (TRACING) {
   }
   if (!(tracedRun.spansExported > 0)) throw new Error('tracing on, yet no span reached the OTLP endpoint');
 }
-const r = ratio(measured.deliveriesPerSecond, floor.deliveriesPerSecond);
-const rss = ratio(measured.workerPeakRssMiB, floor.workerPeakRssMiB);
+const floorFigures = floor && {
+  deliveriesPerSecond: Math.round(floor.deliveriesPerSecond),
+  workerPeakRssMiB: Math.round(floor.workerPeakRssMiB),
+};
+const r = ratioIfFloor(measured.deliveriesPerSecond, floorFigures?.deliveriesPerSecond);
+const rss = ratioIfFloor(measured.workerPeakRssMiB, floorFigures?.workerPeakRssMiB);
+const tracedToUntraced = tracedRun
+  ? ratioIfFloor(tracedRun.deliveriesPerSecond, measured.deliveriesPerSecond)
+  : undefined;
+const target = FIFO
+  ? `>= ${FIFO_TARGET} deliveries/s per FIFO endpoint (the floor: one job at a time)`
+  : `ratio >= ${TARGET_RATIO}, worker peak RSS <= ${TARGET_RSS_RATIO}x the floor's`;
 console.log(
   JSON.stringify({
     benchmark: 'delivery-throughput',
@@ -169,25 +185,47 @@ console.log(
     endpoints: ENDPOINTS,
     ordering: FIFO ? 'fifo' : 'unordered',
     service: measured,
-    floor: {
-      deliveriesPerSecond: Math.round(floor.deliveriesPerSecond),
-      workerPeakRssMiB: Math.round(floor.workerPeakRssMiB),
-    },
+    floor: floorFigures,
     ratio: r,
     peakRssRatio: rss,
     ...(tracedRun
-      ? {
-          traced: tracedRun,
-          tracedToUntraced: ratio(tracedRun.deliveriesPerSecond, measured.deliveriesPerSecond),
-          tracedTarget: `traced / untraced >= ${TRACED_TARGET}`,
-        }
+      ? { traced: tracedRun, tracedToUntraced, tracedTarget: `traced / untraced >= ${TRACED_TARGET}` }
       : {}),
     loadAverage: loadavg().map((l) => Number(l.toFixed(1))),
-    target: FIFO
-      ? `>= ${FIFO_TARGET} deliveries/s per FIFO endpoint (the floor: one job at a time)`
-      : `ratio >= ${TARGET_RATIO}, worker peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
+    target,
     pass: FIFO
       ? measured.deliveriesPerSecond / ENDPOINTS >= FIFO_TARGET
-      : r >= TARGET_RATIO && rss <= TARGET_RSS_RATIO,
+      : r === undefined
+        ? undefined
+        : r >= TARGET_RATIO && rss <= TARGET_RSS_RATIO,
   }),
 );
+const series = FIFO ? 'one FIFO endpoint' : ENDPOINTS === 1 ? 'one endpoint' : `${ENDPOINTS} endpoints`;
+record('delivery-throughput', [
+  {
+    series: WORKERS > 1 ? `${series}, ${WORKERS} workers` : series,
+    unit: 'deliveries/s',
+    events: EVENTS,
+    service: measured.deliveriesPerSecond,
+    floor: floorFigures?.deliveriesPerSecond,
+    ratio: r,
+    target: FIFO ? undefined : `>= ${TARGET_RATIO}`,
+    workerCpuMsPerDelivery: measured.workerCpuMsPerDelivery,
+    postgresCpuMsPerDelivery: measured.postgresCpuMsPerDelivery,
+    peakRssMiB: measured.workerPeakRssMiB,
+    floorPeakRssMiB: floorFigures?.workerPeakRssMiB,
+    rssRatio: rss,
+  },
+  ...(tracedRun
+    ? [
+        {
+          series: `${series}, tracing on`,
+          unit: 'deliveries/s',
+          service: tracedRun.deliveriesPerSecond,
+          tracedToUntraced,
+          target: `traced / untraced >= ${TRACED_TARGET}`,
+          peakRssMiB: tracedRun.workerPeakRssMiB,
+        },
+      ]
+    : []),
+]);

@@ -8,7 +8,8 @@
 // Each round seeds its own ENTERPRISE community, OWNER and API key directly with `pg`, so the
 // script can be re-run against the same database. Env: BENCH_URL (default http://127.0.0.1:3000),
 // BENCH_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench_members),
-// BENCH_ROUNDS (default 3), BENCH_SIZE (default 1000).
+// BENCH_ROUNDS (default 3), BENCH_SIZE (default 1000). The floor has no bulk route: no ratio.
+// BENCH_RECORD=1 (or --record) appends the run to bench/results/members-bulk.jsonl (lib/record.mjs).
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
+import { record } from './lib/record.mjs';
 
 const BENCH_URL = (process.env.BENCH_URL ?? 'http://127.0.0.1:3000').replace(/\/+$/, '');
 const DATABASE_URL =
@@ -117,6 +119,19 @@ async function main() {
   console.log(
     `median: new ${median(creates).toFixed(0)} ms (${verdict(median(creates))}), ` +
       `updates ${median(updates).toFixed(0)} ms (${verdict(median(updates))}); target < ${TARGET_MS} ms`,
+  );
+  record(
+    'members-bulk',
+    [
+      ['new members', creates],
+      ['the same members updated', updates],
+    ].map(([series, times]) => ({
+      series: `${SIZE} ${series}`,
+      unit: 'ms per request, median of the rounds',
+      service: Math.round(median(times)),
+      rounds: ROUNDS,
+      target: `< ${TARGET_MS} ms`,
+    })),
   );
 }
 

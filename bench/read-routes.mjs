@@ -15,12 +15,15 @@
 // p50, p99 and the ratio to the floor; the API's peak RSS over its start-up and the routes' load
 // (not the one login before it, whose peak is printed beside) and its ratio to the floor process's.
 // Targets: lib/read-bench.mjs. The database is dropped at the end unless BENCH_KEEP_DB=1.
+// BENCH_RECORD=1 (or --record) appends one line per route to bench/results/read-routes.jsonl
+// (lib/record.mjs); without the floor (FLOOR_DIR missing) the routes are measured without a ratio.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
-import { ratio, runFloor } from './lib/floor.mjs';
+import { floorPresent, ratioIfFloor, runFloor } from './lib/floor.mjs';
+import { record } from './lib/record.mjs';
 import {
   BENCH_URL,
   DATABASE_URL,
@@ -97,9 +100,13 @@ const endpointId = await seedMore(db, communityId, ownerId);
 const apiKey = await insertApiKey(db, communityId, ownerId);
 await db.end();
 
-const out = await runFloor('floor-read.mjs', { VARIANTS: FLOOR_READ_VARIANT, ROUNDS }, { allLines: true });
-const floorFigures = figures(out.lines, FLOOR_READ_LINE);
-const floor = floorFigures.autocannon;
+const floorFigures = floorPresent()
+  ? figures(
+      (await runFloor('floor-read.mjs', { VARIANTS: FLOOR_READ_VARIANT, ROUNDS }, { allLines: true })).lines,
+      FLOOR_READ_LINE,
+    )
+  : null;
+const floor = floorFigures?.autocannon;
 
 const api = await startApi();
 try {
@@ -128,26 +135,45 @@ try {
       bearer,
     ),
   };
-  for (const figure of Object.values(routes)) figure.ratio = ratio(figure.rps, floor.rps);
+  for (const figure of Object.values(routes)) figure.ratio = ratioIfFloor(figure.rps, floor?.rps);
   const apiPeakRssMiB = Math.max(startPeakRssMiB, peakRssMiB(api.pid));
-  const rss = ratio(apiPeakRssMiB, floorFigures.peakRssMiB);
+  const rss = ratioIfFloor(apiPeakRssMiB, floorFigures?.peakRssMiB);
   const log = routes['deliveries FAILED (Bearer)'];
   const others = Object.entries(routes).filter(([name]) => !name.startsWith('deliveries'));
   console.log(
     JSON.stringify({
       benchmark: 'read-routes',
       date: new Date().toISOString().slice(0, 10),
-      floor: { ...floor, peakRssMiB: floorFigures.peakRssMiB },
+      floor: floor && { ...floor, peakRssMiB: floorFigures.peakRssMiB },
       routes,
       apiPeakRssMiB,
       peakRssRatio: rss,
       loginPeakRssMiB,
       targets: `ratio >= ${TARGET_RATIO} and p99 < ${TARGET_P99_MS} ms; the delivery log p99 < ${TARGET_DELIVERY_LOG_P99_MS} ms; peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
-      pass:
-        others.every(([, f]) => f.ratio >= TARGET_RATIO && f.p99Ms < TARGET_P99_MS) &&
-        log.p99Ms < TARGET_DELIVERY_LOG_P99_MS &&
-        rss <= TARGET_RSS_RATIO,
+      pass: floor
+        ? others.every(([, f]) => f.ratio >= TARGET_RATIO && f.p99Ms < TARGET_P99_MS) &&
+          log.p99Ms < TARGET_DELIVERY_LOG_P99_MS &&
+          rss <= TARGET_RSS_RATIO
+        : undefined,
     }),
+  );
+  record(
+    'read-routes',
+    Object.entries(routes).map(([name, figure]) => ({
+      series: name,
+      unit: 'req/s (autocannon)',
+      service: figure.rps,
+      floor: floor?.rps,
+      ratio: figure.ratio,
+      target: name.startsWith('deliveries') ? undefined : `>= ${TARGET_RATIO}`,
+      p50Ms: figure.p50Ms,
+      p99Ms: figure.p99Ms,
+      floorP99Ms: floor?.p99Ms,
+      peakRssMiB: apiPeakRssMiB,
+      floorPeakRssMiB: floorFigures?.peakRssMiB,
+      rssRatio: rss,
+      loginPeakRssMiB,
+    })),
   );
 } finally {
   api.kill('SIGTERM');

@@ -15,7 +15,9 @@
 // The floor's database (floor_read) is seeded by one short round of ../shared/bench-floor's
 // floor-read.mjs (its `best` variant, KEEP_DB=1) and dropped at the end; its server is started here
 // from that folder with its `best` settings and one key of our own (only the key's sha256 is stored,
-// as the floor stores its own).
+// as the floor stores its own). BENCH_RECORD=1 (or --record) appends the run to
+// bench/results/read-side-by-side.jsonl (lib/record.mjs). Without the floor (FLOOR_DIR missing) the
+// service runs alone on core 0 and its CPU time per request is printed without a ratio.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
@@ -24,7 +26,8 @@ import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
 import { ownChild } from './lib/children.mjs';
 import { processCpuMs, until } from './lib/delivery-harness.mjs';
-import { floorDir, ratio, runFloor } from './lib/floor.mjs';
+import { floorDir, floorPresent, ratio, runFloor } from './lib/floor.mjs';
+import { record } from './lib/record.mjs';
 import {
   BENCH_URL,
   DATABASE_URL,
@@ -109,14 +112,8 @@ async function dropFloorDatabase() {
   await admin.end();
 }
 
-async function main() {
-  await ensureDatabase();
-  const db = new pg.Client({ connectionString: DATABASE_URL });
-  await db.connect();
-  const { communityId, ownerId } = await seed(db);
-  const serviceKey = await insertApiKey(db, communityId, ownerId);
-  await db.end();
-
+/** The floor's database seeded by one short round of its own, with one key of ours; returns the key. */
+async function prepareFloor() {
   // one short round of the floor seeds its database and checks its server (kept for the rounds here)
   await runFloor(
     'floor-read.mjs',
@@ -131,17 +128,30 @@ async function main() {
     createHash('sha256').update(floorKey).digest('hex'),
   ]);
   await floorDb.end();
+  return floorKey;
+}
 
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+async function main() {
+  await ensureDatabase();
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  const { communityId, ownerId } = await seed(db);
+  const serviceKey = await insertApiKey(db, communityId, ownerId);
+  await db.end();
+
+  const withFloor = floorPresent();
+  const floorKey = withFloor ? await prepareFloor() : null;
   const api = await startApi();
-  const floor = await startFloorServer();
+  const floor = withFloor ? await startFloorServer() : null;
+  const servers = floor ? [api, floor] : [api];
   try {
-    for (const pid of [api.pid, floor.pid]) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)]);
+    for (const { pid } of servers) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)]);
     const serviceUrl = `${BENCH_URL}${SERVICE_PATH}`;
     const floorPage = `http://127.0.0.1:${FLOOR_PORT}/tweets?${PAGE}`;
-    for (const [url, key] of [
-      [serviceUrl, serviceKey],
-      [floorPage, floorKey],
-    ]) {
+    const loads = [[serviceUrl, serviceKey], ...(floor ? [[floorPage, floorKey]] : [])];
+    for (const [url, key] of loads) {
       const check = await fetch(url, { headers: { 'x-api-key': key } });
       const body = await check.json();
       const page = url.includes('/tweets?');
@@ -152,46 +162,68 @@ async function main() {
     for (let round = 0; round < ROUNDS; round++) {
       // warm-up: the first round's as long as a round (both servers' JIT), then 3 s
       const warmUp = round === 0 ? SECONDS : 3;
-      await Promise.all([wrk(serviceUrl, serviceKey, warmUp), wrk(floorPage, floorKey, warmUp)]);
-      const before = [processCpuMs(api.pid), processCpuMs(floor.pid)];
-      const [serviceRun, floorRun] = await Promise.all([
-        wrk(serviceUrl, serviceKey, SECONDS),
-        wrk(floorPage, floorKey, SECONDS),
-      ]);
+      await Promise.all(loads.map(([url, key]) => wrk(url, key, warmUp)));
+      const before = servers.map(({ pid }) => processCpuMs(pid));
+      const [serviceRun, floorRun] = await Promise.all(loads.map(([url, key]) => wrk(url, key, SECONDS)));
       const serviceUs = ((processCpuMs(api.pid) - before[0]) * 1000) / serviceRun.requests;
-      const floorUs = ((processCpuMs(floor.pid) - before[1]) * 1000) / floorRun.requests;
-      rounds.push({
-        serviceUsPerRequest: Math.round(serviceUs),
-        floorUsPerRequest: Math.round(floorUs),
-        ratio: ratio(floorUs, serviceUs),
-        requests: { service: serviceRun.requests, floor: floorRun.requests },
-        // both servers share core 0, so each one's latency holds the other's turns on it: the two
-        // compare with each other, not with a server that has a core to itself
-        p50Ms: { service: serviceRun.p50Ms, floor: floorRun.p50Ms },
-        p99Ms: { service: serviceRun.p99Ms, floor: floorRun.p99Ms },
-        p99Ratio: ratio(serviceRun.p99Ms, floorRun.p99Ms),
-      });
+      if (!floor) {
+        rounds.push({
+          serviceUsPerRequest: Math.round(serviceUs),
+          requests: { service: serviceRun.requests },
+          p50Ms: { service: serviceRun.p50Ms },
+          p99Ms: { service: serviceRun.p99Ms },
+        });
+      } else {
+        const floorUs = ((processCpuMs(floor.pid) - before[1]) * 1000) / floorRun.requests;
+        rounds.push({
+          serviceUsPerRequest: Math.round(serviceUs),
+          floorUsPerRequest: Math.round(floorUs),
+          ratio: ratio(floorUs, serviceUs),
+          requests: { service: serviceRun.requests, floor: floorRun.requests },
+          // both servers share core 0, so each one's latency holds the other's turns on it: the two
+          // compare with each other, not with a server that has a core to itself
+          p50Ms: { service: serviceRun.p50Ms, floor: floorRun.p50Ms },
+          p99Ms: { service: serviceRun.p99Ms, floor: floorRun.p99Ms },
+          p99Ratio: ratio(serviceRun.p99Ms, floorRun.p99Ms),
+        });
+      }
       console.error(JSON.stringify(rounds.at(-1)));
     }
-    const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    const medianRatio = median(rounds.map((r) => r.ratio));
+    const medianRatio = floor ? median(rounds.map((r) => r.ratio)) : undefined;
+    const medianP99Ratio = floor ? median(rounds.map((r) => r.p99Ratio)) : undefined;
     console.log(
       JSON.stringify({
         benchmark: 'read-side-by-side',
         date: new Date().toISOString().slice(0, 10),
-        route: `GET ${SERVICE_PATH} (X-Api-Key) beside the floor's best tweets page, both on core 0, 16 connections each`,
+        route: floor
+          ? `GET ${SERVICE_PATH} (X-Api-Key) beside the floor's best tweets page, both on core 0, 16 connections each`
+          : `GET ${SERVICE_PATH} (X-Api-Key) alone on core 0 (no floor), 16 connections`,
         rounds,
         medianRatio,
-        medianP99Ratio: median(rounds.map((r) => r.p99Ratio)),
+        medianP99Ratio,
         target: `floor / service CPU per request >= ${TARGET_RATIO}`,
-        pass: medianRatio >= TARGET_RATIO,
+        pass: floor ? medianRatio >= TARGET_RATIO : undefined,
       }),
     );
+    // the ratio is floor / service CPU time per request: above 1, the service spent less
+    record('read-side-by-side', [
+      {
+        series: `GET ${SERVICE_PATH.replace(/\?.*$/, '')}`,
+        unit: 'µs of CPU per request, median of the rounds',
+        rounds: ROUNDS,
+        service: median(rounds.map((r) => r.serviceUsPerRequest)),
+        floor: floor ? median(rounds.map((r) => r.floorUsPerRequest)) : undefined,
+        ratio: medianRatio,
+        target: `>= ${TARGET_RATIO}`,
+        p99Ms: median(rounds.map((r) => r.p99Ms.service)),
+        floorP99Ms: floor ? median(rounds.map((r) => r.p99Ms.floor)) : undefined,
+        p99Ratio: medianP99Ratio,
+      },
+    ]);
   } finally {
-    api.kill('SIGTERM');
-    floor.kill('SIGTERM');
-    await Promise.all([api, floor].map((child) => new Promise((r) => child.once('exit', r))));
-    await dropFloorDatabase();
+    for (const server of servers) server.kill('SIGTERM');
+    await Promise.all(servers.map((child) => new Promise((r) => child.once('exit', r))));
+    if (floor) await dropFloorDatabase();
     await dropDatabaseUnlessKept();
   }
 }

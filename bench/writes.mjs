@@ -20,6 +20,8 @@
 //
 // Env: DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/cp_bench, dropped at the end unless
 // BENCH_KEEP_DB=1), BENCH_PORT (3500), BENCH_ROUNDS (1), and the floor's CONNS, WARMUP, DURATION.
+// BENCH_RECORD=1 (or --record) appends one line per route to bench/results/writes.jsonl (lib/record.mjs).
+// Without the floor (FLOOR_DIR missing) every route goes through this script's wrk, without a ratio.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,7 +31,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
-import { ratio, runFloor } from './lib/floor.mjs';
+import { floorPresent, ratio, ratioIfFloor, runFloor } from './lib/floor.mjs';
+import { record } from './lib/record.mjs';
 import {
   BENCH_URL,
   DATABASE_URL,
@@ -221,6 +224,17 @@ const eventsOf = async (db, communityId) =>
   (await db.query('SELECT count(*)::int AS n FROM outbox_events WHERE community_id = $1', [communityId]))
     .rows[0].n;
 
+/** The floor's `write` line of a round (its POST /tweets), or null when the floor is not there. */
+async function writeFloor(extraEnv = {}) {
+  if (!floorPresent()) return { floor: null, lines: [] };
+  const out = await runFloor(
+    'floor-read.mjs',
+    { VARIANTS: 'write', ROUNDS, ...extraEnv },
+    { allLines: true },
+  );
+  return { floor: figures(out.lines, 'POST /tweets'), lines: out.lines };
+}
+
 async function main() {
   await ensureDatabase();
   const db = new pg.Client({ connectionString: DATABASE_URL });
@@ -252,14 +266,12 @@ async function main() {
           body: body ?? undefined,
         });
         if (!check.ok) throw new Error(`${name}: unexpected answer ${check.status}: ${await check.text()}`);
-        const out = await runFloor('floor-read.mjs', { VARIANTS: 'write', ROUNDS }, { allLines: true });
-        floor = figures(out.lines, 'POST /tweets');
+        ({ floor } = await writeFloor());
         const run = { method, path: path('ID'), body, ids };
         service = { wrk: await wrkRun(run, apiKey), peakRssMiB: peakRssMiB(api.pid) };
         routeName = `${method} ${path('{id}')} (a tweet of its own per request)`;
       } else if (route.keyed) {
-        const out = await runFloor('floor-read.mjs', { VARIANTS: 'write', ROUNDS }, { allLines: true });
-        floor = figures(out.lines, 'POST /tweets');
+        ({ floor } = await writeFloor());
         // pairs of runs, the order alternating, so a load that drifts during the invocation (these machines
         // share their cores) weighs on both sides alike; the pair with the median ratio is reported
         const pairs = [];
@@ -281,26 +293,30 @@ async function main() {
         const check = await fetch(url, { method: 'POST', headers, body: PROBE_BODY });
         if (check.status !== 201)
           throw new Error(`${name}: unexpected answer ${check.status}: ${await check.text()}`);
-        const out = await runFloor(
-          'floor-read.mjs',
-          {
-            VARIANTS: 'write',
-            ROUNDS,
-            COMPARE_URL: url,
-            COMPARE_KEY: apiKey,
-            COMPARE_PID: String(api.pid),
-            COMPARE_METHOD: 'POST',
-          },
-          { allLines: true },
-        );
-        floor = figures(out.lines, 'POST /tweets');
-        service = figures(out.lines, 'compare:');
+        const round = await writeFloor({
+          COMPARE_URL: url,
+          COMPARE_KEY: apiKey,
+          COMPARE_PID: String(api.pid),
+          COMPARE_METHOD: 'POST',
+        });
+        floor = round.floor;
+        // the floor posts to both, identically; without it this script's wrk posts the same body
+        service = floor
+          ? figures(round.lines, 'compare:')
+          : {
+              wrk: await wrkRun(
+                { method: 'POST', path: url.replace(BENCH_URL, ''), body: PROBE_BODY },
+                apiKey,
+              ),
+              peakRssMiB: 0,
+            };
         service.peakRssMiB = Math.max(service.peakRssMiB, peakRssMiB(api.pid));
         routeName = `POST ${url.replace(BENCH_URL, '')}`;
       }
       const events = (await eventsOf(db, communityId)) - before;
-      const r = ratio(service.wrk.rps, floor.wrk.rps);
-      const rss = ratio(service.peakRssMiB, floor.peakRssMiB);
+      const r = ratioIfFloor(service.wrk.rps, floor?.wrk.rps);
+      const rss = ratioIfFloor(service.peakRssMiB, floor?.peakRssMiB);
+      const target = `${route.keyed ? 'keyed / unkeyed' : 'ratio'} >= ${route.target}${name === 'tweets' ? ', p99 < 50 ms' : ''}`;
       console.log(
         JSON.stringify({
           benchmark: `writes:${name}`,
@@ -311,13 +327,44 @@ async function main() {
           ratio: r,
           peakRssRatio: rss,
           eventsWritten: events,
-          targets: `${route.keyed ? 'keyed / unkeyed' : 'ratio'} >= ${route.target}${name === 'tweets' ? ', p99 < 50 ms' : ''}, peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
+          targets: `${target}, peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
+          // without the floor only the keyed write's own target (keyed / unkeyed) can be judged
           pass:
-            (route.keyed ? service.keyedToUnkeyed >= route.target : r >= route.target) &&
-            (name !== 'tweets' || service.wrk.p99Ms < 50) &&
-            rss <= TARGET_RSS_RATIO,
+            floor === null
+              ? route.keyed
+                ? service.keyedToUnkeyed >= route.target
+                : undefined
+              : (route.keyed ? service.keyedToUnkeyed >= route.target : r >= route.target) &&
+                (name !== 'tweets' || service.wrk.p99Ms < 50) &&
+                rss <= TARGET_RSS_RATIO,
         }),
       );
+      // the line's ratio is to the floor's `write` for every route, the keyed one's included (its own
+      // target, keyed / unkeyed, is beside it)
+      record('writes', [
+        {
+          series: name,
+          unit: 'req/s (wrk)',
+          service: service.wrk.rps,
+          floor: floor?.wrk.rps,
+          ratio: r,
+          target: route.keyed ? undefined : `>= ${route.target}`,
+          p50Ms: service.wrk.p50Ms,
+          p99Ms: service.wrk.p99Ms,
+          floorP99Ms: floor?.wrk.p99Ms,
+          ...(route.keyed
+            ? {
+                unkeyed: service.unkeyed.rps,
+                keyedToUnkeyed: service.keyedToUnkeyed,
+                keyedTarget: `>= ${route.target}`,
+                pairRatios: service.pairRatios,
+              }
+            : {}),
+          peakRssMiB: service.peakRssMiB,
+          floorPeakRssMiB: floor?.peakRssMiB,
+          rssRatio: rss,
+        },
+      ]);
     }
   } finally {
     api.kill('SIGTERM');

@@ -1,6 +1,9 @@
 // The floor of this machine, measured in the same invocation as the service (a speed figure counts
-// only as a ratio to it: these machines differ by 2x from one day to the next). Runs a round of
-// ../shared/bench-floor (the nearest `shared/bench-floor` up the tree; FLOOR_DIR to point elsewhere) and returns the one JSON line it prints.
+// only as a ratio to it: these machines differ by 2x from one day to the next). Runs a round of the
+// floor's scripts and returns the one JSON line it prints. They live outside the repository: FLOOR_DIR,
+// by default ../shared/bench-floor beside the checkout (or beside one of its parents, for a git
+// worktree). Without them (a fresh clone) floorPresent() says so in one line and the benches skip the
+// floor's round: their figures are then printed, and recorded, without a ratio.
 // The floor folder may be read-only and come without node_modules: it is then copied once into the
 // temp directory and installed there with `npm install` (never `npm ci`, see its README).
 import { execFileSync, spawn } from 'node:child_process';
@@ -28,9 +31,27 @@ function nearestFloor(from) {
   return join(from, '..', 'shared', 'bench-floor');
 }
 
+let announced = false;
+
+/**
+ * Whether the floor's scripts are there. When they are not, says so once, in one line on stderr: the
+ * bench then skips the floor's round and prints its own figures without a ratio.
+ */
+export function floorPresent() {
+  const present =
+    existsSync(join(SOURCE, 'floor-delivery.mjs')) && existsSync(join(SOURCE, 'floor-read.mjs'));
+  if (!present && !announced) {
+    announced = true;
+    process.stderr.write(
+      `no floor at ${SOURCE} (set FLOOR_DIR to the bench-floor folder): its round is skipped, figures come without a ratio\n`,
+    );
+  }
+  return present;
+}
+
 /** A folder with the floor's scripts and their dependencies installed. */
 export function floorDir() {
-  if (!existsSync(join(SOURCE, 'floor-delivery.mjs')))
+  if (!floorPresent())
     throw new Error(`no floor at ${SOURCE}: set FLOOR_DIR to the shared bench-floor folder`);
   if (existsSync(join(SOURCE, 'node_modules'))) return SOURCE;
   const lock = readFileSync(join(SOURCE, 'package-lock.json'));
@@ -110,4 +131,9 @@ function runFloorUnlocked(script, env, { allLines = false }) {
 /** service / floor, two decimals: the only speed figure that survives a change of machine. */
 export function ratio(service, floor) {
   return Number((service / floor).toFixed(2));
+}
+
+/** The same, or undefined when the floor did not run (its figure is missing). */
+export function ratioIfFloor(service, floor) {
+  return typeof floor === 'number' && typeof service === 'number' ? ratio(service, floor) : undefined;
 }

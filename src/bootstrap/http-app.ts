@@ -82,8 +82,9 @@ class ContractFastifyAdapter extends FastifyAdapter {
    * Every value a route handler returns leaves as {success: true, data} (docs/product-decisions.md#1-responses-and-errors). Nest sends
    * each handler's result through this one method (errors go through the exception filter, and a
    * route with @Res() sends its own reply), so the envelope costs nothing per request; as a global
-   * interceptor it cost each request two AsyncResource binds and an rxjs chain (bench/README.md). A
-   * result PostgreSQL wrote as JSON text (JsonText) goes out as that text, in the same envelope.
+   * interceptor it cost each request two AsyncResource binds and an rxjs chain
+   * (bench/README.md#tweets-list-benchtweets-listmjs). A result PostgreSQL wrote as JSON text (JsonText)
+   * goes out as that text, in the same envelope.
    */
   override reply(
     response: Parameters<FastifyAdapter['reply']>[0],
@@ -189,7 +190,7 @@ function refuseUnsafeInput(request: FastifyRequest, reply: FastifyReply, done: (
  * with more fields than MAX_KEYS_PER_OBJECT in one object or than the route's key limit in all, is a
  * 400 naming the limit, at the cost of one pass over its bytes. Parsing first cost more than the
  * limit protects: a 5,000-deep body was a RangeError 500 in the validation pipe, and a body of
- * 110,000 fields stalled the event loop for every other caller for over ten seconds.
+ * 110,000 fields stalled the event loop for every other caller.
  */
 function shapeLimitedJsonParser(fastify: FastifyInstance) {
   const { onProtoPoisoning, onConstructorPoisoning } = fastify.initialConfig;

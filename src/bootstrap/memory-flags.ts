@@ -7,8 +7,8 @@ export type ProcessRole = 'api' | 'worker';
  * collects again (V8's own factor goes up to 4×). Under load both processes promote the objects of
  * work in flight out of the young generation, so old space grows to several times what is live. The
  * API needs the tighter factor to stay under 200 MiB; the worker stays under it with the looser one,
- * where the tighter one cost it deliveries per second in collections (the measurements: bench/README.md,
- * the paragraph "Memory.").
+ * where the tighter one cost it deliveries per second in collections (the peaks beside the floor's:
+ * bench/README.md#tweets-list-benchtweets-listmjs, bench/README.md#delivery-throughput-benchdelivery-throughputmjs).
  */
 const OLD_GENERATION_GROWTH_PERCENT: Record<ProcessRole, number> = { api: 25, worker: 50 };
 
@@ -17,7 +17,7 @@ const OLD_GENERATION_GROWTH_PERCENT: Record<ProcessRole, number> = { api: 25, wo
  * their capped young generation (LAUNCH_NODE_FLAGS) many times a second, each collection keeping only
  * what the work in flight holds. Split with V8's helper thread, each collection held the main thread
  * longer, not shorter, and took a second core besides, which the database, the receiver and the load
- * were using (bench/README.md, "Young collections on one thread").
+ * were using (docs/architecture.md#operations).
  */
 const YOUNG_GENERATION_ON_ONE_THREAD = ['--no-parallel-scavenge'];
 
@@ -26,7 +26,7 @@ const YOUNG_GENERATION_ON_ONE_THREAD = ['--no-parallel-scavenge'];
  * and the worker under 200 MiB of peak RSS under load (docs/architecture.md#operations). `--liftoff-only`: Prisma 7 compiles every query with its WebAssembly query compiler
  * by default V8 re-compiles its hot functions with TurboFan on background threads, and those
  * compilations left tens of MiB of malloc'd memory in glibc's per-thread arenas for good, for no
- * measurable gain (bench/README.md, "The fix: two V8 flags each process sets itself"). Liftoff's baseline code is all the query compiler gets.
+ * measurable gain (docs/architecture.md#operations). Liftoff's baseline code is all the query compiler gets.
  */
 export function v8MemoryFlags(role: ProcessRole): string[] {
   return [
@@ -54,7 +54,8 @@ export function applyV8MemoryFlags(role: ProcessRole): void {
  * peak for a little more CPU per delivery), the API at a quarter, where its reads and writes kept
  * their requests per second and its peak fell. Below a quarter the API's peak rose again: what a
  * smaller young generation cannot hold is promoted to the old one.
- * Measurements: bench/README.md, "Memory at start" and "The API's young generation". `npm start`,
+ * Why: docs/architecture.md#operations; the peaks beside the floor's:
+ * bench/README.md#tweets-list-benchtweets-listmjs. `npm start`,
  * `npm run start:api` / `start:worker`, the Docker image, docker-compose.yml and the benchmarks pass
  * them; without them a process only peaks higher, so none warns.
  */
@@ -70,8 +71,8 @@ export const LAUNCH_NODE_FLAGS: Readonly<Record<ProcessRole, readonly string[]>>
  * them says so at start (warnMissingMallocEnvironment). A fixed mmap threshold of 1 MiB: by default
  * glibc raises the threshold to the size of any large block freed, so after the start-up's dummy
  * argon2 hash, each login's 19 MiB argon2 block (memoryCost) came from the arena of the libuv thread
- * that ran it and stayed there for good, one block per libuv thread (bench/README.md, "Logins: 19 MiB
- * per libuv thread"). A fixed threshold also turns off glibc's rising trim threshold, so the main arena
+ * that ran it and stayed there for good, one block per libuv thread (docs/architecture.md#operations).
+ * A fixed threshold also turns off glibc's rising trim threshold, so the main arena
  * gives freed memory back.
  */
 export const MALLOC_ENVIRONMENT: Readonly<Record<string, string>> = { MALLOC_MMAP_THRESHOLD_: '1048576' };

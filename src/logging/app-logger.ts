@@ -22,7 +22,7 @@ export const REDACTED_PATHS = [
  * Where log lines go: JSON lines on stdout in production (for a log shipper); outside production,
  * pino-pretty renders them for people (local time, level, message, the request id), synchronously,
  * on stdout, with colours when stdout is a terminal. In this process, never a transport: a pino
- * transport runs in a worker thread, a second V8 heap (bench/README.md, "Memory").
+ * transport runs in a worker thread, a second V8 heap (docs/architecture.md#operations).
  */
 export function logDestination(config: Pick<AppConfig, 'isProduction'>): DestinationStream | undefined {
   if (config.isProduction) return undefined;

@@ -12,7 +12,8 @@ const logger = new Logger('PrismaService');
  * The settings of each connection of the prepared-statement pool (see preparedQuery). JIT off: a
  * generic plan does not know its LIMIT and costs a page as a tenth of the community's rows, so at
  * 10^7 rows its estimate crossed jit_above_cost, and PostgreSQL JIT-compiled the statement at every
- * execution (JIT code is not kept with the plan) to read 20 rows (bench/README.md#the-cost-curve).
+ * execution (JIT code is not kept with the plan) to read 20 rows
+ * (bench/README.md#the-cost-curve-benchcost-curvemjs).
  */
 const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan -c jit=off';
 
@@ -20,8 +21,8 @@ const PLAN_ONCE = '-c plan_cache_mode=force_generic_plan -c jit=off';
  * The Prisma client over a pg pool (Prisma 7 driver adapter: no query-engine binary). The pool is
  * also `pool`, for the raw statements of the worker (Prisma's per-query work was a measurable part
  * of each attempt's latency). The API's hottest reads skip Prisma too (its runtime was a sizeable
- * share of the API's CPU on the tweets list: bench/README.md) and run on a second, lazily opened pool:
- * preparedQuery.
+ * share of the API's CPU on the tweets list: bench/README.md#tweets-list-benchtweets-listmjs) and run on a
+ * second, lazily opened pool: preparedQuery.
  */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
@@ -56,8 +57,8 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
    * re-planned these statements at every execution: their LIMIT and OFFSET are parameters, and a
    * generic plan, which cannot know them, assumes 10% of the rows are wanted, so it never looks
    * cheaper than a custom one: on the delivery log, planning took most of each statement's time and
-   * PostgreSQL used more CPU per request than the API itself (the figures before and after:
-   * bench/README.md, step 12). Their generic plans read the same indexes as the custom ones (EXPLAIN on
+   * PostgreSQL used more CPU per request than the API itself (the figures:
+   * bench/README.md#other-reads-benchread-routesmjs). Their generic plans read the same indexes as the custom ones (EXPLAIN on
    * the benchmark's database; test/operations/hot-read-plans.e2e-spec.ts keeps them generic). Prisma's statements
    * stay on `pool`, planned per execution. Through PgBouncer: unnamed on `pool` (a name lives on one
    * server connection, and a session setting would leak to other clients).

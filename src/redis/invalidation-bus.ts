@@ -207,7 +207,7 @@ export class InvalidatingCache<V> {
    * The cached value of `id` itself, or a promise of `load()`'s, kept when `keep` says so (e.g. not a
    * "not found"). A hit is answered without a promise: the warm path of every request (the caller's
    * key, community and role) then awaits nothing, and a guard built on it answers synchronously
-   * (whenReady in src/common/async/when-ready.ts; bench/README.md, "Promises per request").
+   * (whenReady in src/common/async/when-ready.ts; docs/architecture.md#a-warm-request-awaits-nothing).
    */
   get(id: string, load: () => Promise<V>, keep: (value: V) => boolean = () => true): V | Promise<V> {
     const hit = this.entries.get(id);

@@ -5,8 +5,8 @@ import { Client } from 'pg';
  * finish (and every claim that is not HOT) writes an entry into each index again. So it keeps only the
  * indexes a statement reads; each is named here with its reader. The other tenant tables' (community_id,
  * id) key is left out on purpose: no foreign key points at an attempt and the primary key finds one by id
- * (bench/README.md, "One index fewer on the attempts"); nor an index on the message alone, which the
- * unique key, led by the message, serves (bench/README.md, "The attempts' key led by the message").
+ * (bench/README.md#delivery-throughput-benchdelivery-throughputmjs); nor an index on the message alone,
+ * which the unique key, led by the message, serves (the same).
  */
 describe('the indexes of webhook_deliveries', () => {
   it('are the ones its statements read, and no more', async () => {

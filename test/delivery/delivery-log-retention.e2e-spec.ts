@@ -16,8 +16,9 @@ describe('delivery log retention', () => {
   let retention: DeliveryLogRetention;
   // a database of its own, whose statistics no other file changes: the run's shared database is
   // analysed by other files while its log is small, and a chunk planned from those statistics read
-  // its endpoint's recent attempts once per candidate (bench/README.md, "Retention with stale
-  // statistics"); with autovacuum on, production's are kept current
+  // its endpoint's recent attempts once per candidate
+  // (bench/README.md#retention-of-the-delivery-log-benchdelivery-log-retentionmjs); with autovacuum on,
+  // production's are kept current
   beforeAll(async () => {
     db = await createIsolatedDatabase('retention');
     api = await createTestApp({

@@ -21,7 +21,7 @@ const SUCCESS: SendResult = {
  * The finish reads the rows it closes and nothing more, with statistics taken while the log was
  * empty and a burst of waiting attempts since (autovacuum has not caught up): a plan made from those
  * statistics, cached with the statement or looking rows up by their state, read every waiting row of
- * the endpoint per batch (bench/README.md, "The finish's plan, made for an empty table").
+ * the endpoint per batch (bench/README.md#delivery-throughput-benchdelivery-throughputmjs).
  */
 describe('closing attempts beside thousands of waiting ones', () => {
   let db: IsolatedDatabase;

@@ -8,9 +8,9 @@ const CALLS = 7;
 /**
  * The API's hot reads are named prepared statements on a pool whose connections plan each one once
  * (PrismaService.preparedQuery): on the shared pool PostgreSQL re-planned the paged ones at every
- * execution, which was most of its CPU on the delivery log (bench/README.md). With a prepared pool of
- * one connection, every hot read of these routes lands on it, and pg_prepared_statements there says
- * how each was planned.
+ * execution, which was most of its CPU on the delivery log (bench/README.md#other-reads-benchread-routesmjs).
+ * With a prepared pool of one connection, every hot read of these routes lands on it, and
+ * pg_prepared_statements there says how each was planned.
  */
 describe('hot reads are planned once per connection', () => {
   let t: TestApp;

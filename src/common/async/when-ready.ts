@@ -12,8 +12,8 @@ function isPromiseLike<T>(value: MaybePromise<T>): value is Promise<T> {
 /**
  * `next(value)` at once when `value` is there already, or once its promise fulfils. A request
  * answered from memory then runs its guards without a promise, an await or a microtask each, which
- * on the hottest reads were a measurable part of the API's CPU (bench/README.md, "Promises per
- * request"). A throw in `next` is thrown as it is, or rejects the promise when it ran after one.
+ * on the hottest reads were a measurable part of the API's CPU
+ * (docs/architecture.md#a-warm-request-awaits-nothing). A throw in `next` is thrown as it is, or rejects the promise when it ran after one.
  */
 export function whenReady<T, R>(
   value: MaybePromise<T>,

@@ -55,7 +55,7 @@ export function formatByteSize(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** The most `details` one answer lists: a body of 110,000 unknown fields once answered 8.9 MB. */
+/** The most `details` one answer lists: a body of 110,000 unknown fields once got megabytes of them. */
 export const MAX_VALIDATION_DETAILS = 20;
 
 /**

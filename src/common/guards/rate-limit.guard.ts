@@ -30,7 +30,7 @@ export class RateLimitGuard extends ThrottlerGuard {
  * and a route's limit belongs to one phase: only a route that names a limit of this phase reaches the
  * throttler, and every other request passes at once, synchronously. The throttler's guard is async
  * throughout, so passing it cost each request several promises even when every throttler skipped it
- * (bench/README.md, "Promises per request").
+ * (docs/architecture.md#a-warm-request-awaits-nothing).
  */
 export class PhaseRateLimitGuard implements CanActivate, OnModuleInit {
   private readonly names: ReadonlySet<string>;

@@ -41,7 +41,7 @@ export const DEFAULT_JSON_SHAPE_LIMITS: JsonShapeLimits = {
  * The first limit `text` breaks, said the way a 400 says it (naming the limit, never the fields), or
  * null. One pass over the text BEFORE JSON.parse, counting brackets and the `:` that end object keys
  * outside strings: a body of 110,000 fields is refused after one scan instead of being parsed
- * (JSON.parse alone spends over 100 ms on it, and class-transformer and class-validator then work per
+ * (JSON.parse alone holds the event loop long on it, and class-transformer and class-validator then work per
  * field, one of them quadratically), and a 5,000-deep body never builds 5,000 nested objects.
  * The scan does not judge syntax (JSON.parse does that next); it only has to agree with JSON.parse
  * on what is inside a string, which it does because a JSON string can only end at an unescaped '"'.

@@ -73,7 +73,7 @@ export function newestFirstList(table: string, columns: string): NewestFirstList
  * the subquery reads them (an aggregate over a sorted subquery takes its rows in that order),
  * and are sent as they are (JsonText): the API no longer parses twenty rows of fields into objects,
  * copies each without the total, and writes them out again as JSON, which was the largest part of its
- * own CPU on the tweets page (bench/README.md, "The page as PostgreSQL writes it"). A column's JSON is PostgreSQL's:
+ * own CPU on the tweets page (bench/README.md#reads-side-by-side-benchread-side-by-sidemjs). A column's JSON is PostgreSQL's:
  * text, uuid, enums and ISO timestamps (ISO) as strings, int4 as numbers, so a list names no int8 or
  * numeric column (pg answers those as strings, PostgreSQL's JSON as numbers).
  */

@@ -44,7 +44,7 @@ const INPUT_MEMORY = 1_000;
 /**
  * The validation pipe, remembering the outcome for query strings and path parameters it has already
  * accepted: a list's `?page=1&limit=20` and a polled delivery log's endpoint path repeat from
- * request to request, and class-transformer and class-validator cost about a tenth of the API's CPU
+ * request to request, and class-transformer and class-validator cost a visible share of the API's CPU
  * on the hottest read when run each time. Only string-valued query and path objects are remembered
  * (what a query string and a path parse to), keyed by the DTO class and the exact values; each
  * request gets its own copy of the validated DTO. Refusals are not remembered.

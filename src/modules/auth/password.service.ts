@@ -23,8 +23,8 @@ const SALT_BYTES = 16;
  * An encoded argon2id hash with ARGON2_OPTIONS' parameters and a random salt and digest, in the PHC
  * string format argon2 writes: verifying a password against it runs the same computation as against a
  * real hash (and never matches). Written out rather than hashed, because hashing at start-up took one
- * 19 MiB argon2 block that counted in the API's peak memory before any login (bench/README.md,
- * "Memory at start").
+ * argon2 block (memoryCost) that counted in the API's peak memory before any login
+ * (docs/architecture.md#operations).
  */
 export function unmatchableHash(): string {
   const b64 = (bytes: number) => randomBytes(bytes).toString('base64').replace(/=+$/, '');

@@ -219,8 +219,8 @@ interface MessageAttemptRow extends DeliveryRow<string> {
  * statement): which index serves `latest` depends on the filters' values. No filter, or status, since
  * or until: the (community, endpoint[, status], created_at) indexes, newest first; eventType: the
  * (endpoint, event_type, created_at) index, without which a type rare in the log read the endpoint's
- * attempts until a page of it turned up (bench/README.md, "The log by message"); messageId: the
- * (message, endpoint, attempt) unique index, which also finds each message's attempts.
+ * attempts until a page of it turned up (bench/README.md#the-log-by-message-benchdelivery-messagesmjs);
+ * messageId: the (message, endpoint, attempt) unique index, which also finds each message's attempts.
  */
 export function messagesStatement(
   communityId: string,

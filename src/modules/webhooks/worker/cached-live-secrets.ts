@@ -15,8 +15,8 @@ interface Entry {
 
 /**
  * The live secrets of an endpoint, read once per second per endpoint instead of once per delivery
- * (a busy endpoint otherwise costs a query and a decryption per attempt, a quarter of the worker's
- * CPU).
+ * (a busy endpoint otherwise costs a query and a decryption per attempt, a large share of the
+ * worker's CPU).
  *
  * A copy is never used past a change of the secrets: the delivery claim reads the version of the
  * endpoint's secrets (the newest secret's creation time) in the statement that claims the attempt,

@@ -143,7 +143,7 @@ export const HOT_PATH_BATCHES = 2;
  * Finish statements run one at a time, each carrying every finish called while the one before ran:
  * two at once close attempts of the same busy endpoint and count them into the same row of its hourly
  * figures, so the second waits on the first's row lock, rechecks, and adds a statement's planning for
- * a smaller batch (bench/README.md, "Finishes one at a time").
+ * a smaller batch (bench/README.md#delivery-throughput-benchdelivery-throughputmjs).
  */
 export const FINISH_BATCHES = 1;
 
@@ -409,7 +409,7 @@ export class DeliveryAttemptsStore {
     // straight to the pg pool: Prisma's per-query work was a visible part of each attempt's path
     // (most of all for a FIFO endpoint, whose next head waits for this). Unnamed, as the claim: a
     // prepared statement's plan went generic after five runs, made while the table was small, and
-    // scanned all of it per batch (bench/README.md, "The finish's plan, made for an empty table").
+    // scanned all of it per batch (bench/README.md#delivery-throughput-benchdelivery-throughputmjs).
     const { rows } = await this.prisma.pool.query<{ id: string }>({
       text: `
       WITH outcome AS (

@@ -12,7 +12,8 @@ const PRUNE_CHUNK = 5_000;
  * older than the community's retention (WEBHOOK_LOG_RETENTION, or WEBHOOK_LOG_RETENTION_FREE on the FREE
  * plan), in chunks walking each endpoint's log from its oldest attempt, so no statement holds locks
  * for long or reads more than its chunk. The space a chunk frees is reused by the next inserts once
- * autovacuum has passed (the table's size stays flat: bench/README.md). Several workers pruning at
+ * autovacuum has passed (the table's size stays flat:
+ * bench/README.md#retention-of-the-delivery-log-benchdelivery-log-retentionmjs). Several workers pruning at
  * once is harmless: a row deleted twice is deleted once.
  */
 @Injectable()

@@ -43,7 +43,7 @@ export class EndpointHealth {
   /**
    * The common case of recordSuccess, many endpoints to a statement: one event fanned out to a
    * thousand endpoints notes a thousand first successes, and one statement each was most of the
-   * worker's statements (bench/README.md, "Fan-out: the successes of many endpoints in one statement").
+   * worker's statements (bench/README.md#delivery-fan-out-benchdelivery-fanoutmjs).
    */
   private readonly quietSuccesses: GroupCommit<
     { communityId: string; endpointId: string },
@@ -87,8 +87,9 @@ export class EndpointHealth {
    * One at a time per endpoint in this process: the sends of a busy endpoint that all read the row before
    * its last success was noted (at start, then once per LAST_SUCCESS_PRECISION_MS) all need recording,
    * and each would queue on the endpoint's row lock to write the same reset; three or more at once made
-   * PostgreSQL find a deadlock among them (bench/README.md). A success while one is being recorded adds
-   * nothing that one does not write, so it is skipped. Across workers a deadlock victim is tried again.
+   * PostgreSQL find a deadlock among them (bench/README.md#delivery-throughput-benchdelivery-throughputmjs).
+   * A success while one is being recorded adds nothing that one does not write, so it is skipped.
+   * Across workers a deadlock victim is tried again.
    */
   async recordSuccess(communityId: string, endpointId: string): Promise<void> {
     if (this.recordingSuccess.has(endpointId)) return;

@@ -96,8 +96,9 @@ export class WorkerOutboxStore {
    *    A pair whose row already exists is not claimed here.
    *
    * A statement that claimed nothing commits without waiting for its WAL flush (synchronous_commit
-   * off for this transaction only: one fsync less on each event's path, see bench/README.md). Safe
-   * because relaying is idempotent: a PostgreSQL crash can only lose a relay whose attempts nobody
+   * off for this transaction only: one fsync less on each event's path, see
+   * bench/README.md#delivery-latency-benchdelivery-latencymjs). Safe because relaying is idempotent: a
+   * PostgreSQL crash can only lose a relay whose attempts nobody
    * has claimed yet (a claim's own, synchronous commit flushes the WAL before it, and a send waits
    * for the claim), so the rows come back unrelayed and are relayed again: existing rows are kept,
    * job ids are the same, and a job that runs first claims by inserting its row. A statement that
