@@ -745,7 +745,7 @@ async function embeddedPortal({ browser, owner, password, pro, enterprise }) {
     if (exchanged.status !== 201) throw new Error(`the refused frame used its link (${exchanged.status})`);
 
     // --- the page shows only the community its URL names: a kept session of demo-pro under demo-enterprise's
-    // address is not shown, and demo-enterprise's link opened under demo-pro's address is refused and ended
+    // address is not shown, and demo-enterprise's link opened under demo-pro's address is refused unspent
     const tab = await context.newPage();
     await tab.goto(await newLink());
     await tab.getByRole('heading', { name: 'Webhooks · Demo Pro' }).waitFor();
@@ -755,13 +755,25 @@ async function embeddedPortal({ browser, owner, password, pro, enterprise }) {
       throw new Error("another community's data shows");
     const enterpriseLink = new URL(await newLink(enterprise));
     enterpriseLink.searchParams.set('community', pro.id);
-    const ended = tab.waitForResponse((r) => new URL(r.url()).pathname === '/api/auth/logout');
+    const exchange = tab.waitForResponse(
+      (r) => new URL(r.url()).pathname === '/api/webhooks/portal-sessions',
+    );
     await tab.goto('about:blank');
     await tab.goto(enterpriseLink.href);
     await tab.getByTestId('refused').getByText('another community').waitFor();
-    if ((await ended).status() !== 200) throw new Error("the other community's session was not ended");
+    const answer = await exchange;
+    if (answer.request().postDataJSON().community !== pro.id)
+      throw new Error(`the exchange did not name the page's community: ${answer.request().postData()}`);
+    if (answer.status() !== 403)
+      throw new Error(`the other community's link was exchanged (${answer.status()})`);
     if ((await tab.getByRole('heading', { name: /Webhooks · / }).count()) !== 0)
       throw new Error("the other community's portal shows");
+    // left unused: the same link still opens its own community's page
+    enterpriseLink.searchParams.set('community', enterprise.id);
+    const own = await context.newPage();
+    await own.goto(enterpriseLink.href);
+    await own.getByRole('heading', { name: 'Webhooks · Demo Enterprise' }).waitFor();
+    await own.close();
     // a password sign-in at an address naming a community (its slug here) offers only that community
     const direct = await context.newPage();
     await direct.goto(`${base}/portal/?community=${enterprise.slug}`);

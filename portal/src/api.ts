@@ -135,6 +135,28 @@ export interface PortalSessionAnswer {
   branding: Branding;
 }
 
+/**
+ * Exchanges a portal link's token for its session, telling the server which community the page is for
+ * (`pin`, its URL's `?community=`): a link of another community is refused (403) before it is spent, so it
+ * still opens its own community's page (docs/api.md#webhook-portal). 'other-community' is that refusal.
+ */
+export async function exchangePortalLink(
+  token: string,
+  pin: string | null,
+): Promise<PortalSessionAnswer | 'other-community'> {
+  try {
+    return await send<PortalSessionAnswer>(
+      null,
+      'POST',
+      '/webhooks/portal-sessions',
+      pin === null ? { token } : { token, community: pin },
+    );
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403) return 'other-community';
+    throw err;
+  }
+}
+
 /** A portal link's session as the tab keeps it across reloads. */
 export interface StoredPortalSession {
   token: string;

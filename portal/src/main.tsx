@@ -7,9 +7,9 @@ import {
   type Community,
   type Delivery,
   type EventType,
+  exchangePortalLink,
   forgetPortalSession,
   localTime,
-  type PortalSessionAnswer,
   type Message,
   type MessagePage,
   restorePortalSession,
@@ -1457,8 +1457,10 @@ function App() {
     history.replaceState(null, '', window.location.pathname + window.location.search);
     if (initial.refused) return;
     setExchanging(true);
-    api<PortalSessionAnswer>(null, 'POST', '/webhooks/portal-sessions', { token })
+    exchangePortalLink(token, pin)
       .then((portal) => {
+        // the server refused a link of another community than the page is for, and left it unused
+        if (portal === 'other-community') return setRefused(OTHER_COMMUNITY);
         const stored: StoredPortalSession = {
           token: portal.accessToken,
           expiresAt: Date.now() + portal.expiresIn * 1000,
@@ -1467,7 +1469,7 @@ function App() {
           communitySlug: portal.communitySlug,
           branding: portal.branding,
         };
-        // a link of another community than the page's URL names: its session is ended, never shown here
+        // a second lock: a session of another community is ended, never shown here
         if (!matchesPin(pin, { id: portal.communityId, slug: portal.communitySlug })) {
           void signOut(portalSession(stored)).catch(() => undefined);
           setRefused(OTHER_COMMUNITY);

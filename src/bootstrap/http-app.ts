@@ -21,6 +21,7 @@ import {
 import { toErrorResponse } from '../common/errors/error-response';
 import { runWithRequestId } from '../logging/request-id';
 import { JsonText } from '../common/http/json-text';
+import { closeAfterRefusedBody } from '../common/http/refused-body-close';
 import { successEnvelope, successEnvelopeText } from '../common/http/success-envelope';
 import type { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
@@ -284,13 +285,18 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body
   // too; the only error handler of the instance (see ContractFastifyAdapter).
   fastify.setErrorHandler((error, request, reply) => {
+    const tooLarge = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
     const { status, headers, body } = toErrorResponse(
-      (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-        ? Errors.payloadTooLarge(request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES)
-        : error,
+      tooLarge ? Errors.payloadTooLarge(request.routeOptions.bodyLimit ?? BODY_LIMIT_BYTES) : error,
     );
     if (status >= 500) logger.error({ err: error }, 'Unhandled error', 'HTTP');
     setResponseErrorCode(reply.raw, body.code);
+    // the rest of a refused body is not read: its connection closes (as Fastify already marks it), but
+    // only once the caller could read this answer
+    if (tooLarge) {
+      void reply.header('connection', 'close');
+      closeAfterRefusedBody(request.raw);
+    }
     void reply.status(status).headers(headers).send(body);
   });
   await app.init();

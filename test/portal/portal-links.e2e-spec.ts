@@ -205,6 +205,39 @@ describe('webhook portal links', () => {
     expect(bySession.status).toBe(401);
   });
 
+  it('refuses a link on a page pinned to another community without spending it, and it still opens its own', async () => {
+    const a = await memberWithToken(t.app, { plan: 'PRO' });
+    const b = await memberWithToken(t.app, { plan: 'PRO' });
+    const pinnedTo = (token: string, community: string) =>
+      call(t.app, 'POST', '/api/webhooks/portal-sessions', { body: { token, community } });
+    const { token } = await link(a);
+
+    for (const other of [b.community.id, b.community.slug, '00000000-0000-4000-8000-000000000000']) {
+      const refused = await pinnedTo(token, other);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ code: 'FORBIDDEN' });
+      expect(refused.body.error).toMatch(/for another community than this page, so it was not used/);
+    }
+    const row = await t.prisma.webhookPortalLink.findFirstOrThrow({ where: { communityId: a.community.id } });
+    expect(row.usedAt).toBeNull();
+
+    // its own community, by slug in any case as the page's URL may name it
+    const opened = await pinnedTo(token, a.community.slug.toUpperCase());
+    expect(opened.status).toBe(201);
+    expect(opened.body.data.communityId).toBe(a.community.id);
+    // spent now: a used link is the 401 of any used link, whichever page asks
+    expect((await pinnedTo(token, b.community.id)).status).toBe(401);
+    expect((await pinnedTo(token, a.community.id)).status).toBe(401);
+
+    const byId = await link(a);
+    expect((await pinnedTo(byId.token, a.community.id)).status).toBe(201);
+    const malformed = await pinnedTo((await link(a)).token, 'not a community!');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.details).toEqual([
+      { field: 'community', message: "community must be the community's id (a uuid) or its slug" },
+    ]);
+  });
+
   it('is in the OpenAPI document', async () => {
     const doc = await call(t.app, 'GET', '/api/docs-json');
     expect(doc.status).toBe(200);

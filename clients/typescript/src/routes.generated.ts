@@ -719,7 +719,12 @@ export function routeGroups(http: HttpClient) {
           '/api/webhooks/manageable-communities',
           { auth: 'bearer' },
         ),
-      /** Exchange a portal link's token (single use) for a session on that community's webhook routes */
+      /**
+       * Exchange a portal link's token (single use) for a session on that community's webhook routes
+       *
+       * With `community` (the portal page’s community, an id or a slug), a link of another community is
+       * 403 FORBIDDEN and stays unused; a used, expired or unknown link is 401.
+       */
       openPortalSession: (body: RequestBody<'/api/webhooks/portal-sessions', 'post'>) =>
         http.request<ResponseData<'/api/webhooks/portal-sessions', 'post'>>(
           'POST',

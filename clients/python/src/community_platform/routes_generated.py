@@ -838,7 +838,11 @@ class WebhooksRoutes(_Group):
         return self._http.request("GET", "/api/webhooks/manageable-communities", auth=AUTH_BEARER)
 
     def open_portal_session(self, token: Any, **fields: Any) -> PortalSession:
-        """Exchange a portal link's token (single use) for a session on that community's webhook routes"""
+        """Exchange a portal link's token (single use) for a session on that community's webhook routes
+
+        With `community` (the portal page’s community, an id or a slug), a link of another community
+        is 403 FORBIDDEN and stays unused; a used, expired or unknown link is 401.
+        """
         return self._http.request(
             "POST",
             "/api/webhooks/portal-sessions",

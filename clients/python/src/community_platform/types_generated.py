@@ -965,8 +965,14 @@ class PortalSession(TypedDict):
     communitySlug: str
 
 
-class ExchangePortalLink(TypedDict):
+class ExchangePortalLinkRequired(TypedDict):
     token: str
+
+
+class ExchangePortalLink(ExchangePortalLinkRequired, total=False):
+    #: the community (its id or slug) the portal page is for: a link of another community is
+    #: refused (403) and stays unused
+    community: str
 
 
 __all__ = [

@@ -102,13 +102,14 @@ const HEADERS_RULES =
 const EVENTS_MESSAGE = `each value in events must be one of: ${SUBSCRIBABLE_EVENTS.join(', ')} (${TEST_EVENT} is sent only by the test route)`;
 
 /** A community's id or its slug (any case), as every other way of naming the community takes (docs/api.md#webhooks). */
-function IsCommunityRef(): PropertyDecorator {
+export function IsCommunityRef(): PropertyDecorator {
   return ValidateBy({
     name: 'isCommunityRef',
     validator: {
       validate: (value: unknown) =>
         isUuid(value) || (typeof value === 'string' && SLUG_PATTERN.test(value.toLowerCase())),
-      defaultMessage: () => "communityId must be the community's id (a uuid) or its slug",
+      defaultMessage: (args) =>
+        `${args?.property ?? 'communityId'} must be the community's id (a uuid) or its slug`,
     },
   });
 }

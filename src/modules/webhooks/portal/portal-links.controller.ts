@@ -66,12 +66,15 @@ export class PortalSessionsController {
   @RateLimit('portal-exchange')
   @ApiEndpoint({
     summary: "Exchange a portal link's token (single use) for a session on that community's webhook routes",
+    description:
+      'With `community` (the portal page’s community, an id or a slug), a link of another community is ' +
+      '403 FORBIDDEN and stays unused; a used, expired or unknown link is 401.',
     auth: 'public',
     response: PortalSessionDto,
     status: HttpStatus.CREATED,
-    errors: [401],
+    errors: [401, 403],
   })
   exchange(@Body() dto: ExchangePortalLinkDto) {
-    return this.links.exchange(dto.token);
+    return this.links.exchange(dto.token, dto.community);
   }
 }

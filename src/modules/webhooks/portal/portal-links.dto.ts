@@ -1,7 +1,9 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Role } from '../../../generated/prisma/enums';
 import { IsString, Length } from 'class-validator';
 import { BrandingDto } from '../../community/dto/community.dto';
+import { OptionalNotNull } from '../../../common/decorators/optional.decorators';
+import { IsCommunityRef } from '../dto/webhook-requests.dto';
 
 /** POST .../webhooks/portal-links: where the portal opens, and until when the link works. */
 export class PortalLinkDto {
@@ -18,6 +20,20 @@ export class ExchangePortalLinkDto {
   @IsString()
   @Length(20, 200)
   token: string;
+
+  /**
+   * The community the portal page is for (its URL's `?community=`): a link of another community is refused
+   * with 403 and stays unused, so a page cannot spend a link it will not show (docs/api.md#webhook-portal).
+   * Not named communityId: the exchange is public, and no tenant is resolved from it.
+   */
+  @ApiPropertyOptional({
+    description:
+      'the community (its id or slug) the portal page is for: a link of another community is refused (403) and stays unused',
+    example: 'acme',
+  })
+  @OptionalNotNull()
+  @IsCommunityRef()
+  community?: string;
 }
 
 /** A session for one community's webhook routes: send accessToken as Authorization: Bearer. */

@@ -49,9 +49,20 @@ export class PortalLinksService {
     return { url: `${page}#token=${token}`, expiresAt: link.expiresAt };
   }
 
-  async exchange(token: string): Promise<PortalSessionDto> {
-    const link = await this.store.consume(sha256Hex(token));
+  /**
+   * Spends the link for a session. With `community` (the page's pin), a link of another community is
+   * refused and left unused: the page would not show its session, and its own page can still open it.
+   */
+  async exchange(token: string, community?: string): Promise<PortalSessionDto> {
+    const tokenHash = sha256Hex(token);
+    const link = await this.store.consume(tokenHash, community);
     if (!link) {
+      if (community !== undefined && (await this.store.isUnused(tokenHash))) {
+        throw Errors.forbidden(
+          'This portal link is for another community than this page, so it was not used. ' +
+            'Open the webhook portal again from the app of the community you want to manage.',
+        );
+      }
       throw Errors.unauthorized(
         'This portal link is not valid: it was already used or has expired. Ask for a new link.',
       );

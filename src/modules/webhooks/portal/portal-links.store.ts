@@ -39,21 +39,31 @@ export class PortalLinksStore {
   }
 
   /**
-   * Marks the link used if it is unused and unexpired, in one conditional UPDATE: of two concurrent
-   * exchanges exactly one gets the row. Null when no such link (unknown, used or expired).
+   * Marks the link used if it is unused and unexpired, and of `community` (an id or a slug) when one is
+   * named, in one conditional UPDATE: of two concurrent exchanges exactly one gets the row. Null when no
+   * such link (unknown, used, expired or of another community).
    */
-  async consume(tokenHash: string): Promise<ConsumedPortalLink | null> {
+  async consume(tokenHash: string, community?: string): Promise<ConsumedPortalLink | null> {
+    const pin = community?.toLowerCase() ?? null;
     const rows = await this.prisma.$queryRaw<ConsumedPortalLink[]>`
-      WITH used AS (
-        UPDATE webhook_portal_links
-           SET used_at = now()
-         WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()
-     RETURNING id, community_id, created_by_id)
-      SELECT used.id, used.community_id AS "communityId", used.created_by_id AS "createdById",
+      UPDATE webhook_portal_links l
+         SET used_at = now()
+        FROM communities c
+       WHERE l.token_hash = ${tokenHash} AND l.used_at IS NULL AND l.expires_at > now()
+         AND c.id = l.community_id
+         AND (${pin}::text IS NULL OR c.id::text = ${pin} OR lower(c.slug) = ${pin})
+   RETURNING l.id, l.community_id AS "communityId", l.created_by_id AS "createdById",
              c.name AS "communityName", c.slug AS "communitySlug",
              json_build_object('logoUrl', c.logo_url, 'faviconUrl', c.favicon_url,
-                               'primaryColor', c.primary_color, 'accentColor', c.accent_color) AS branding
-        FROM used JOIN communities c ON c.id = used.community_id`;
+                               'primaryColor', c.primary_color, 'accentColor', c.accent_color) AS branding`;
     return rows[0] ?? null;
+  }
+
+  /** Whether the link could still be exchanged (unused, unexpired), whatever its community. */
+  async isUnused(tokenHash: string): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<unknown[]>`
+      SELECT 1 FROM webhook_portal_links
+       WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > now()`;
+    return rows.length > 0;
   }
 }
