@@ -185,6 +185,8 @@ describe('outbox relay statement', () => {
         disabled_at: null,
         ordering: 'unordered',
         rate_limit: null,
+        retry_schedule_ms: [],
+        timeout_ms: null,
         custom_headers: null,
         consecutive_failures: 2,
         failing_since: failingSince,

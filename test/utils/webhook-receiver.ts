@@ -37,6 +37,17 @@ export interface Receiver {
 const answerOk: Responder = () => ({ status: 200 });
 
 /**
+ * A slow receiver: answers with `responder`'s answer (200 by default) only `delayMs` after the request
+ * arrived, e.g. to outlast a delivery's timeout or to stay inside it.
+ */
+export function answerAfter(delayMs: number, responder: Responder = answerOk): Responder {
+  return async (request) => {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return responder(request);
+  };
+}
+
+/**
  * A local webhook target (http.createServer on port 0, 127.0.0.1) that records every request and
  * connection. It answers with the path's responder (200 'ok' by default), or with `raw` for all.
  */

@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { PrismaService } from '../../prisma/prisma.service';
 import { type EndpointOrdering, WebhookEndpointsStore } from './core/webhook-endpoints.store';
 import { FIGURE_PERIOD_HOURS } from './attempt-figures';
+import { retryScheduleMs, retryScheduleView } from './core/delivery-settings';
 import { AttemptStatsStore } from './core/attempt-stats.store';
 import { WEBHOOK_DNS_LOOKUP } from './core/delivery/webhook-sender.service';
 import { assertSafeTargetUrl, ResolveAll, UnsafeTargetError } from './core/delivery/url-safety';
@@ -83,6 +84,8 @@ export class WebhookEndpointsService {
         customHeaders,
         rateLimit: dto.rateLimit ?? null,
         ordering: dto.ordering,
+        retryScheduleMs: storedSchedule(dto.retrySchedule) ?? [],
+        timeoutMs: dto.timeoutMs ?? null,
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
       return { ...this.view(endpoint), secret };
@@ -117,6 +120,8 @@ export class WebhookEndpointsService {
         isActive: dto.isActive,
         rateLimit: dto.rateLimit,
         ordering: dto.ordering,
+        retryScheduleMs: storedSchedule(dto.retrySchedule),
+        timeoutMs: dto.timeoutMs,
         customHeaders: headers === undefined ? undefined : this.secrets.sealHeaders(headers),
         ...(reEnable ? { disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
       });
@@ -124,16 +129,24 @@ export class WebhookEndpointsService {
     return this.view(updated);
   }
 
-  /** The endpoint as reads show it: its sealed headers become names with masked values. */
-  private view<T extends { customHeaders: unknown; ordering: string }>(
+  /**
+   * The endpoint as reads show it: its sealed headers become names with masked values, its stored
+   * schedule (ms) the delays it stands for.
+   */
+  private view<T extends { customHeaders: unknown; ordering: string; retryScheduleMs: number[] }>(
     endpoint: T,
-  ): Omit<T, 'customHeaders' | 'ordering'> & { headers: CustomHeaders; ordering: EndpointOrdering } {
-    const { customHeaders, ordering, ...rest } = endpoint;
+  ): Omit<T, 'customHeaders' | 'ordering' | 'retryScheduleMs'> & {
+    headers: CustomHeaders;
+    ordering: EndpointOrdering;
+    retrySchedule: string[] | null;
+  } {
+    const { customHeaders, ordering, retryScheduleMs, ...rest } = endpoint;
     return {
       ...rest,
       // the column's CHECK constraint allows these values only
       ordering: ordering as EndpointOrdering,
       headers: this.secrets.maskedHeaders(customHeaders as SealedHeaders | null),
+      retrySchedule: retryScheduleView(retryScheduleMs),
     };
   }
 
@@ -179,6 +192,15 @@ export class WebhookEndpointsService {
     );
     return lifted ? ' (for a local receiver in development, set WEBHOOK_ALLOW_INSECURE_TARGETS=true)' : '';
   }
+}
+
+/**
+ * A request's retrySchedule (checked by the DTO) as the column stores it: undefined leaves it
+ * unchanged, null (the platform's schedule) is the empty list.
+ */
+function storedSchedule(delays: string[] | null | undefined): number[] | undefined {
+  if (delays === undefined) return undefined;
+  return delays === null ? [] : retryScheduleMs(delays);
 }
 
 /** The headers as sent, or 400 naming every rule they break (docs/api.md#webhooks). */

@@ -57,6 +57,8 @@ export class WebhookTestService {
       timestamp: new Date(event.timestamp),
       customHeaders,
       traceparent: span?.traceparent,
+      // the probe waits as long as the endpoint's deliveries do
+      timeoutMs: endpoint.timeoutMs ?? undefined,
     });
     if (span) endAttemptSpan(span, result, null);
     const view = await this.deliveries.finishTest(attemptId, communityId, result, event);

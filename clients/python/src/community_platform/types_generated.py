@@ -593,6 +593,11 @@ class WebhookListItem(TypedDict):
     rateLimit: Optional[int]
     #: "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel
     ordering: Literal["unordered", "fifo"]
+    #: the waits before attempts 2, 3, … (each shown in its largest whole unit: "90s", "5m",
+    #: "2h"); null: the platform's WEBHOOK_RETRY_SCHEDULE
+    retrySchedule: Optional[List[str]]
+    #: each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT
+    timeoutMs: Optional[int]
     #: attempts whose outcome was recorded in the current hour and the 23 before (the figures
     #: route's 24h totals)
     attempts24h: float
@@ -627,6 +632,11 @@ class CreatedWebhook(TypedDict):
     rateLimit: Optional[int]
     #: "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel
     ordering: Literal["unordered", "fifo"]
+    #: the waits before attempts 2, 3, … (each shown in its largest whole unit: "90s", "5m",
+    #: "2h"); null: the platform's WEBHOOK_RETRY_SCHEDULE
+    retrySchedule: Optional[List[str]]
+    #: each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT
+    timeoutMs: Optional[int]
     #: the signing secret (whsec_…), shown in this response only
     secret: str
     id: str
@@ -664,6 +674,14 @@ class CreateWebhook(CreateWebhookRequired, total=False):
     #: every worker, in the order their events were committed, a failing delivery holding back
     #: the ones behind it until it succeeds or runs out of retries; default: "unordered"
     ordering: Literal["unordered", "fifo"]
+    #: the waits before attempts 2, 3, …: 1–20 delays such as "30s", "5m", "2h", each 1s–24h (so
+    #: up to 21 attempts in all), each given ±20% jitter as the platform's are; null: the
+    #: platform's WEBHOOK_RETRY_SCHEDULE. A change applies to the attempts sent after it;
+    #: retries already waiting keep their time; default: null
+    retrySchedule: Optional[List[str]]
+    #: each send's timeout in milliseconds, 1000–30000; null: the platform's WEBHOOK_TIMEOUT. A
+    #: change applies to the attempts sent after it; default: null
+    timeoutMs: Optional[int]
     description: str
     #: community id or slug
     communityId: str
@@ -682,6 +700,11 @@ class Webhook(TypedDict):
     rateLimit: Optional[int]
     #: "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel
     ordering: Literal["unordered", "fifo"]
+    #: the waits before attempts 2, 3, … (each shown in its largest whole unit: "90s", "5m",
+    #: "2h"); null: the platform's WEBHOOK_RETRY_SCHEDULE
+    retrySchedule: Optional[List[str]]
+    #: each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT
+    timeoutMs: Optional[int]
     id: str
     communityId: str
     url: str
@@ -712,6 +735,14 @@ class UpdateWebhook(TypedDict, total=False):
     #: the ones behind it until it succeeds or runs out of retries. Safe to switch at any time:
     #: nothing queued is lost or sent twice
     ordering: Literal["unordered", "fifo"]
+    #: the waits before attempts 2, 3, …: 1–20 delays such as "30s", "5m", "2h", each 1s–24h (so
+    #: up to 21 attempts in all), each given ±20% jitter as the platform's are; null: the
+    #: platform's WEBHOOK_RETRY_SCHEDULE. A change applies to the attempts sent after it;
+    #: retries already waiting keep their time; null goes back to the platform's
+    retrySchedule: Optional[List[str]]
+    #: each send's timeout in milliseconds, 1000–30000; null: the platform's WEBHOOK_TIMEOUT. A
+    #: change applies to the attempts sent after it; null goes back to the platform's
+    timeoutMs: Optional[int]
     url: str
     description: str
     #: false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and

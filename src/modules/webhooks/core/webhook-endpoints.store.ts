@@ -17,6 +17,10 @@ export interface EndpointState {
   rate_limit: number | null;
   /** 'fifo': one attempt in flight, in queue order, claimed through the FIFO head; 'unordered' otherwise */
   ordering: EndpointOrdering;
+  /** the waits before attempts 2, 3, … in ms; empty: the platform's schedule (core/delivery-settings.ts) */
+  retry_schedule_ms: number[];
+  /** the send's timeout in ms; null: the platform's */
+  timeout_ms: number | null;
 }
 
 /** How an endpoint's deliveries go out (docs/api.md#webhooks, "Ordering"). */
@@ -39,6 +43,8 @@ export const WEBHOOK_SELECT = {
   customHeaders: true,
   rateLimit: true,
   ordering: true,
+  retryScheduleMs: true,
+  timeoutMs: true,
   createdAt: true,
   updatedAt: true,
 } as const;
@@ -112,6 +118,9 @@ export class WebhookEndpointsStore {
       customHeaders?: SealedHeaders | null;
       rateLimit?: number | null;
       ordering?: EndpointOrdering;
+      /** in ms; empty: the platform's schedule */
+      retryScheduleMs?: number[];
+      timeoutMs?: number | null;
     },
   ) {
     const { customHeaders, ...rest } = data;
@@ -139,6 +148,10 @@ export class WebhookEndpointsStore {
       rateLimit?: number | null;
       /** a switch to 'fifo' forgets the last FIFO claim: the first one after it waits for what is in flight */
       ordering?: EndpointOrdering;
+      /** undefined: unchanged; empty: the platform's schedule */
+      retryScheduleMs?: number[];
+      /** undefined: unchanged; null: the platform's timeout */
+      timeoutMs?: number | null;
     },
   ) {
     const { customHeaders, ...rest } = data;

@@ -33,6 +33,12 @@ import {
   MAX_HEADER_VALUE_BYTES,
 } from '../core/secrets/endpoint-headers';
 import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
+import {
+  RETRY_SCHEDULE_RULES,
+  RetryScheduleField,
+  TIMEOUT_RULES,
+  TimeoutField,
+} from './delivery-settings.fields';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -221,6 +227,12 @@ export class CreateWebhookDto extends TenantBodyDto {
 
   @OrderingField(`${ORDERING_RULES}; default: "unordered"`)
   ordering?: EndpointOrdering;
+
+  @RetryScheduleField(`${RETRY_SCHEDULE_RULES}; default: null`)
+  retrySchedule?: string[] | null;
+
+  @TimeoutField(`${TIMEOUT_RULES}; default: null`)
+  timeoutMs?: number | null;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
@@ -261,6 +273,12 @@ export class UpdateWebhookDto extends TenantBodyDto {
 
   @OrderingField(`${ORDERING_RULES}. Safe to switch at any time: nothing queued is lost or sent twice`)
   ordering?: EndpointOrdering;
+
+  @RetryScheduleField(`${RETRY_SCHEDULE_RULES}; null goes back to the platform's`)
+  retrySchedule?: string[] | null;
+
+  @TimeoutField(`${TIMEOUT_RULES}; null goes back to the platform's`)
+  timeoutMs?: number | null;
 }
 
 /**

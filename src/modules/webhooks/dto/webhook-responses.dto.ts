@@ -37,6 +37,12 @@ export class WebhookDto {
   /** "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel */
   @ApiProperty({ enum: ENDPOINT_ORDERINGS })
   ordering: EndpointOrdering;
+  /** the waits before attempts 2, 3, … (each shown in its largest whole unit: "90s", "5m", "2h"); null: the platform's WEBHOOK_RETRY_SCHEDULE */
+  @ApiProperty({ nullable: true, type: [String], example: ['30s', '5m', '2h'] })
+  retrySchedule: string[] | null;
+  /** each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT */
+  @ApiProperty({ nullable: true, type: 'integer' })
+  timeoutMs: number | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -1,15 +1,22 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import { PrismaService } from '../../../prisma/prisma.service';
-import { AbandonedAttempt, DeliverySweepStore, DueAttempt, OUTCOME_UNKNOWN } from './delivery-sweep.store';
+import {
+  AbandonedAttempt,
+  ClaimExpiry,
+  DeliverySweepStore,
+  DueAttempt,
+  OUTCOME_UNKNOWN,
+} from './delivery-sweep.store';
+import { longestSendMs, scheduleFor } from '../core/delivery-settings';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import { EndpointHealth } from './endpoint-health.service';
 import { NextAttempt, nextRetry } from './retry-policy';
 
 /**
- * A claim older than WEBHOOK_TIMEOUT plus this belongs to a worker that stopped: a live worker
- * closes its attempt within the timeout plus one statement.
+ * A claim older than its send's timeout (the endpoint's `timeoutMs`, else WEBHOOK_TIMEOUT) plus this
+ * belongs to a worker that stopped: a live worker closes its attempt within the timeout plus one statement.
  */
 export const CLAIM_MARGIN_MS = 10_000;
 /** Rows per page of the sweep's queries (and per Redis round trip). */
@@ -71,17 +78,25 @@ export class DeliverySweep {
   }
 
   async sweep(): Promise<SweepResult> {
-    const expiryMs = this.config.webhookTimeoutMs + CLAIM_MARGIN_MS;
+    const expiry: ClaimExpiry = {
+      platformTimeoutMs: this.config.webhookTimeoutMs,
+      longestSendMs: longestSendMs(this.config),
+      marginMs: CLAIM_MARGIN_MS,
+    };
     const result = await this.prisma.$transaction(
       async (tx) => {
         const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
           SELECT pg_try_advisory_xact_lock(${SWEEP_LOCK_KEY}::bigint) AS locked`;
         if (!locked) return null;
 
-        const abandoned = await this.deliveries.closeAbandoned(tx, expiryMs, SWEEP_PAGE);
+        const abandoned = await this.deliveries.closeAbandoned(tx, expiry, SWEEP_PAGE);
+        // each on its endpoint's schedule as it is now
         const retries = abandoned
           .filter((of) => !of.test)
-          .map((of) => ({ of, next: nextRetry(this.scheduleMs, of.attempt, null) }))
+          .map((of) => ({
+            of,
+            next: nextRetry(scheduleFor(of.retryScheduleMs, this.scheduleMs), of.attempt, null),
+          }))
           .filter((r): r is { of: AbandonedAttempt; next: NextAttempt } => r.next !== null);
         await this.deliveries.insertRetries(tx, retries);
 
@@ -136,11 +151,19 @@ export class DeliverySweep {
         error: OUTCOME_UNKNOWN,
         nextAttempt: next?.attempt ?? null,
       });
-      // a test delivery is a probe: it leaves the endpoint's failure counter alone
-      if (!attempt.test) await this.health.recordFailure(attempt.communityId, attempt.endpointId);
+      // a test delivery is a probe: it leaves the endpoint's failure counter alone; the last attempt
+      // of the endpoint's schedule exhausts its message, as when its send fails
+      if (!attempt.test)
+        await this.health.recordFailure(
+          attempt.communityId,
+          attempt.endpointId,
+          next
+            ? null
+            : { messageId: attempt.messageId, eventType: attempt.eventType, attempts: attempt.attempt },
+        );
     }
     // the retries' jobs come from the next sweeps once due (their rows are committed); the body is
-    // not at hand here, and a retry is at least WEBHOOK_RETRY_SCHEDULE's first delay away anyway
+    // not at hand here, and a retry is at least one delay of its schedule away anyway
     if (result.abandoned.length > 0 || result.requeued > 0) {
       this.logger.log({
         msg: 'delivery sweep',

@@ -3,6 +3,7 @@ import { PrismaService, Tx } from '../../../prisma/prisma.service';
 import type { EventBody } from '../../events/event-body';
 import type { AttemptKey } from '../core/delivery-job';
 import type { NextAttempt } from './retry-policy';
+import { MIN_ENDPOINT_TIMEOUT_MS } from '../core/delivery-settings';
 
 /** What a closed attempt whose worker died says: the request may or may not have reached the target. */
 export const OUTCOME_UNKNOWN = 'worker stopped; outcome unknown';
@@ -17,6 +18,18 @@ export interface AbandonedAttempt extends AttemptKey {
   queuePosition: string | null;
   /** a probe of the test route (its API process died mid-send): closed, never retried nor counted */
   test: boolean;
+  /** its endpoint's own retry schedule in ms (empty: the platform's), which its retry follows */
+  retryScheduleMs: number[];
+}
+
+/** How long a claim may last before the sweep takes its worker for stopped (DeliverySweep). */
+export interface ClaimExpiry {
+  /** WEBHOOK_TIMEOUT: the send's timeout of an endpoint without its own */
+  platformTimeoutMs: number;
+  /** the longest any send may take: for a claim whose endpoint changed since (its timeout then is unknown) */
+  longestSendMs: number;
+  /** beyond the send, for the statements around it */
+  marginMs: number;
 }
 
 /** A due, unclaimed attempt with what its queue job needs. */
@@ -62,42 +75,54 @@ export class DeliverySweepStore {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Sweep, part one: claims older than `expiryMs` (longer than any send can take) belong to a worker
-   * that stopped mid-send. Closes up to `limit` of them as FAILED with OUTCOME_UNKNOWN (the request
-   * may have been sent: the log keeps one record per request) and returns them, in the caller's
-   * transaction so that their retries are written in the same commit.
+   * Sweep, part one: claims older than their send can take belong to a worker that stopped
+   * mid-send: the endpoint's timeout (its own `timeout_ms`, else the platform's) plus the margin, or
+   * the longest send plus the margin when the endpoint was changed after the claim (the claim may
+   * have read a longer timeout than the row holds now). Closes up to `limit` of them as FAILED with
+   * OUTCOME_UNKNOWN (the request may have been sent: the log keeps one record per request) and
+   * returns them with their endpoint's schedule, in the caller's transaction so that their retries
+   * are written in the same commit.
    *
    * No index has started_at (so that a claim is a HOT update, see the migration
    * delivery_hot_claims): the rows come from the partial index of PENDING rows and are filtered on
    * the heap, a cost the sweep pays once per interval instead of every claim paying index writes.
+   * Claims younger than the shortest expiry are dropped before their endpoint is looked up.
    */
-  async closeAbandoned(tx: Tx, expiryMs: number, limit: number): Promise<AbandonedAttempt[]> {
+  async closeAbandoned(tx: Tx, expiry: ClaimExpiry, limit: number): Promise<AbandonedAttempt[]> {
+    const { platformTimeoutMs, longestSendMs, marginMs } = expiry;
+    const shortestMs = Math.min(platformTimeoutMs, MIN_ENDPOINT_TIMEOUT_MS) + marginMs;
     const rows = await tx.$queryRaw<
       (AttemptRow & {
         request_id: string | null;
         traceparent: string | null;
         queue_position: string | null;
         is_test: boolean;
+        retry_schedule_ms: number[];
       })[]
     >`
       WITH stale AS (
-        SELECT id FROM webhook_deliveries
-        WHERE status = 'PENDING' AND started_at IS NOT NULL
-          AND started_at < now() - ${expiryMs} * interval '1 millisecond'
-        ORDER BY started_at LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED
+        SELECT d.id, e.retry_schedule_ms FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.status = 'PENDING' AND d.started_at IS NOT NULL
+          AND d.started_at < now() - ${shortestMs} * interval '1 millisecond'
+          AND d.started_at < now() - (CASE WHEN e.updated_at > d.started_at THEN ${longestSendMs}
+                                           ELSE COALESCE(e.timeout_ms, ${platformTimeoutMs}) END
+                                      + ${marginMs}) * interval '1 millisecond'
+        ORDER BY d.started_at LIMIT ${limit}
+        FOR UPDATE OF d SKIP LOCKED
       )
       UPDATE webhook_deliveries d
       SET status = 'FAILED', error = ${OUTCOME_UNKNOWN}, next_attempt_at = NULL, updated_at = now()
       FROM stale WHERE d.id = stale.id AND d.status = 'PENDING'
       RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id,
-                d.traceparent, d.queue_position::text, d.is_test`;
+                d.traceparent, d.queue_position::text, d.is_test, stale.retry_schedule_ms`;
     return rows.map((r) => ({
       ...attemptOf(r),
       requestId: r.request_id,
       traceparent: r.traceparent,
       queuePosition: r.queue_position,
       test: r.is_test,
+      retryScheduleMs: r.retry_schedule_ms,
     }));
   }
 

@@ -16,6 +16,7 @@ import { type NextAttempt, nextRetry } from './retry-policy';
 import { WorkerMetrics } from './worker-metrics';
 import { BODY_GONE } from './delivery-sweep.service';
 import { endAttemptSpan, startAttemptSpan } from '../core/delivery/attempt-span';
+import { scheduleFor } from '../core/delivery-settings';
 
 /** Taken over this often at most; past that it fails (a job that kills its worker every time). */
 const MAX_STALLED_COUNT = 3;
@@ -316,6 +317,8 @@ export class DeliveryProcessor extends WorkerHost {
       body: JSON.stringify(job.payload),
       customHeaders: endpoint.custom_headers,
       traceparent: span?.traceparent,
+      // the endpoint's own, as the claim read it; null: WEBHOOK_TIMEOUT
+      timeoutMs: endpoint.timeout_ms ?? undefined,
     });
     sent();
     // on a rate-limited endpoint a 429's Retry-After holds back its other sends too, across workers;
@@ -329,7 +332,10 @@ export class DeliveryProcessor extends WorkerHost {
         }),
       );
 
-    const retry = result.ok || result.gone ? null : nextRetry(this.scheduleMs, attempt, result.retryAfterMs);
+    // the endpoint's schedule as the claim read it: a change applies from the next attempt sent
+    // (docs/product-decisions.md#5-webhooks, "Delivery settings per endpoint")
+    const schedule = scheduleFor(endpoint.retry_schedule_ms, this.scheduleMs);
+    const retry = result.ok || result.gone ? null : nextRetry(schedule, attempt, result.retryAfterMs);
     if (span) endAttemptSpan(span, result, retry?.attempt ?? null);
     const recorded = await record(deliveryId, result, retry);
     this.metrics.attemptFinished(job, result);
@@ -389,7 +395,8 @@ export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
     // a job whose worker died (lock expired) is taken over by the next stalled check
     stalledInterval: config.workerStalledIntervalMs,
     maxStalledCount: MAX_STALLED_COUNT,
-    // renewed every half of this while the job runs; a send may take up to WEBHOOK_TIMEOUT
+    // renewed every half of this while the job runs, so a send longer than it (an endpoint's own
+    // timeoutMs) keeps the lock as long as its worker lives
     lockDuration: Math.max(config.workerStalledIntervalMs, config.webhookTimeoutMs * 2),
     removeOnComplete: DELIVERY_JOB_OPTIONS.removeOnComplete as { age: number; count: number },
     removeOnFail: DELIVERY_JOB_OPTIONS.removeOnFail as { age: number; count: number },

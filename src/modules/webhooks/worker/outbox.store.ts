@@ -51,6 +51,8 @@ interface RelayClaimRow {
   lastSuccessAt: number | null;
   customHeaders: EndpointState['custom_headers'];
   rateLimit: number | null;
+  retryScheduleMs: number[];
+  timeoutMs: number | null;
   secretsVersion: number | null;
 }
 
@@ -163,6 +165,7 @@ export class WorkerOutboxStore {
                    'failingSince', extract(epoch FROM e.failing_since) * 1000,
                    'lastSuccessAt', extract(epoch FROM e.last_success_at) * 1000,
                    'customHeaders', e.custom_headers, 'rateLimit', e.rate_limit,
+                   'retryScheduleMs', e.retry_schedule_ms, 'timeoutMs', e.timeout_ms,
                    'secretsVersion', ${SECRETS_VERSION}) ORDER BY e.created_at, e.id) AS claims
           FROM inserted i JOIN webhook_endpoints e ON e.id = i.endpoint_id
           WHERE i.started_at IS NOT NULL
@@ -271,6 +274,8 @@ function relayClaim(row: RelayClaimRow): RelayClaim {
         custom_headers: row.customHeaders,
         rate_limit: row.rateLimit,
         ordering: 'unordered',
+        retry_schedule_ms: row.retryScheduleMs,
+        timeout_ms: row.timeoutMs,
       },
       deliveryId: row.deliveryId,
       requestId: row.requestId,

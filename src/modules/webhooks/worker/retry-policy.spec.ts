@@ -1,3 +1,4 @@
+import { retryScheduleMs, scheduleFor } from '../core/delivery-settings';
 import { maxAttempts, nextRetry } from './retry-policy';
 
 const DEFAULT_SCHEDULE = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -26,5 +27,14 @@ describe('nextRetry', () => {
 
   it('never lets a short Retry-After bring the retry forward', () => {
     expect(nextRetry(DEFAULT_SCHEDULE, 1, 1_000, () => 0.5)?.delayMs).toBe(5_000);
+  });
+
+  it("follows an endpoint's own schedule, jittered as the platform's", () => {
+    const own = scheduleFor(retryScheduleMs(['1s', '1s']), DEFAULT_SCHEDULE);
+    expect(maxAttempts(own)).toBe(3);
+    expect(nextRetry(own, 1, null, () => 0)).toEqual({ attempt: 2, delayMs: 800 });
+    expect(nextRetry(own, 2, null, () => 0.999999)).toEqual({ attempt: 3, delayMs: 1_200 });
+    expect(nextRetry(own, 2, 1_800, () => 0.5)).toEqual({ attempt: 3, delayMs: 1_800 });
+    expect(nextRetry(own, 3, null)).toBeNull();
   });
 });

@@ -1,4 +1,8 @@
-/** ±20% (docs/product-decisions.md#5-webhooks, "Delivery"), so endpoints that failed together do not retry in lock-step. */
+/**
+ * ±20% (docs/product-decisions.md#5-webhooks, "Delivery"), so endpoints that failed together do not retry in
+ * lock-step. An endpoint's own retrySchedule is jittered too: its messages that failed together would
+ * otherwise all come back at the same instant ("Delivery settings per endpoint").
+ */
 export const RETRY_JITTER = 0.2;
 
 /** The attempt to schedule after a failure: its number and its delay. */
@@ -14,7 +18,7 @@ export interface NextAttempt {
  * the scheduled delay; it never makes the retry earlier than the jittered schedule.
  */
 export function nextRetry(
-  scheduleMs: number[],
+  scheduleMs: readonly number[],
   attempt: number,
   retryAfterMs: number | null | undefined,
   random: () => number = Math.random,
@@ -26,6 +30,6 @@ export function nextRetry(
   return { attempt: attempt + 1, delayMs: Math.max(jittered, honoured) };
 }
 
-export function maxAttempts(scheduleMs: number[]): number {
+export function maxAttempts(scheduleMs: readonly number[]): number {
   return scheduleMs.length + 1;
 }

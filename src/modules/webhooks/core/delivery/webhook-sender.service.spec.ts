@@ -125,6 +125,24 @@ describe('WebhookSender', () => {
     const refused = await insecure.send(input(silent.url));
     expect(refused).toMatchObject({ ok: false, status: null, error: 'connection refused' });
   });
+
+  it("waits for the endpoint's own timeout when it has one, longer or shorter than WEBHOOK_TIMEOUT", async () => {
+    // answers after 700 ms: past WEBHOOK_TIMEOUT (500 ms), within an endpoint's 1,500
+    const slow = await receiver((_req, res) => void setTimeout(() => res.writeHead(200).end('late'), 700));
+    closers.push(slow.close);
+    expect(await insecure.send({ ...input(slow.url), timeoutMs: 1_500 })).toMatchObject({
+      ok: true,
+      status: 200,
+    });
+    const patient = sender({ WEBHOOK_ALLOW_INSECURE_TARGETS: 'true', WEBHOOK_TIMEOUT: '5s' });
+    try {
+      const hasty = await patient.send({ ...input(slow.url), timeoutMs: 300 });
+      expect(hasty).toMatchObject({ ok: false, status: null, error: 'timeout after 300 ms' });
+      expect(hasty.durationMs).toBeLessThan(700);
+    } finally {
+      await patient.onModuleDestroy();
+    }
+  });
 });
 
 describe('WebhookSender with the address rules on', () => {

@@ -9,6 +9,7 @@ import { createDeliveryAgent, DeliveryAgentOptions, httpClient } from './deliver
 import { WEBHOOK_USER_AGENT } from './service-version';
 import { signatureHeader } from './sign';
 import { checkTargetUrlShape, ResolveAll, UnsafeTargetError } from './url-safety';
+import { longestSendMs } from '../delivery-settings';
 
 /** DI token of the resolver used for target addresses (tests provide one that answers what they need). */
 export const WEBHOOK_DNS_LOOKUP = Symbol('WEBHOOK_DNS_LOOKUP');
@@ -29,7 +30,12 @@ export interface SendInput {
   customHeaders?: SealedHeaders | null;
   /** the attempt span's trace context, sent as `traceparent` (tracing on and the trace sampled only) */
   traceparent?: string;
+  /** the endpoint's own timeout (its `timeoutMs`); absent: WEBHOOK_TIMEOUT */
+  timeoutMs?: number;
 }
+
+/** The longest a connect may take, whatever the send's timeout. */
+const MAX_CONNECT_MS = 10_000;
 
 /** Opened header sets kept by their ciphertext, so a busy endpoint's are not decrypted per attempt. */
 const OPENED_HEADERS_CACHE = 1_000;
@@ -71,18 +77,17 @@ async function readHead(body: Dispatcher.ResponseData['body']): Promise<string> 
   return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY_BYTES).toString('utf8').replaceAll('\0', '');
 }
 
-function describe(err: unknown, timeoutMs: number): string {
+function describe(err: unknown, timeoutMs: number, connectTimeoutMs: number): string {
   const e = err as {
     name?: string;
     code?: string;
     message?: string;
     cause?: { code?: string; message?: string };
   };
-  if (
-    e?.name === 'TimeoutError' ||
-    e?.cause?.code === 'UND_ERR_CONNECT_TIMEOUT' ||
-    e?.code?.endsWith('_TIMEOUT')
-  ) {
+  // the connect has a limit of its own, which may be shorter than the send's
+  if (e?.cause?.code === 'UND_ERR_CONNECT_TIMEOUT' || e?.code === 'UND_ERR_CONNECT_TIMEOUT')
+    return `timeout after ${Math.min(timeoutMs, connectTimeoutMs)} ms (connect)`;
+  if (e?.name === 'TimeoutError' || e?.code?.endsWith('_TIMEOUT')) {
     return `timeout after ${timeoutMs} ms`;
   }
   if (e?.code === 'EBLOCKEDADDRESS' || e?.cause?.code === 'EBLOCKEDADDRESS')
@@ -117,13 +122,16 @@ export class WebhookSender implements OnModuleDestroy {
     this.agentOptions = {
       resolve,
       guardAddresses: !this.allowInsecure,
-      connectTimeoutMs: Math.min(this.timeoutMs, 10_000),
+      // one agent serves every endpoint: its connect limit fits the longest send, each request's own
+      // timeout (below) ends a shorter one
+      connectTimeoutMs: Math.min(longestSendMs(config), MAX_CONNECT_MS),
       connectionsPerOrigin: Math.max(128, config.WORKER_CONCURRENCY),
     };
   }
 
   async send(input: SendInput): Promise<SendResult> {
     const started = performance.now();
+    const timeoutMs = input.timeoutMs ?? this.timeoutMs;
     const fail = (error: string, extra: Partial<SendResult> = {}): SendResult => ({
       ok: false,
       status: null,
@@ -171,9 +179,9 @@ export class WebhookSender implements OnModuleDestroy {
         dispatcher: this.agent,
         body: input.body,
         headers,
-        signal: AbortSignal.timeout(this.timeoutMs),
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       const status = response.statusCode;
       const responseBody = await readHead(response.body).catch(() => '');
@@ -188,7 +196,7 @@ export class WebhookSender implements OnModuleDestroy {
           : `target answered HTTP ${status}`;
       return { ok, status, responseBody, durationMs, error, retryAfterMs, gone: status === 410 };
     } catch (err) {
-      return fail(describe(err, this.timeoutMs));
+      return fail(describe(err, timeoutMs, this.agentOptions.connectTimeoutMs));
     }
   }
 
