@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { isEmail, validateSync } from 'class-validator';
+import type { ReencryptedBatch, SecretsUnderKey } from '../common/crypto/secret-cipher';
 import { AppError } from '../common/errors/app-error';
 import { toErrorResponse } from '../common/errors/error-response';
 import { Plan, Role } from '../generated/prisma/enums';
@@ -10,11 +11,7 @@ import { CreateCommunityDto } from '../modules/account/dto/create-community.dto'
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
 import { MembershipsService } from '../modules/members/memberships.service';
-import {
-  ReencryptedBatch,
-  SecretsUnderKey,
-  WebhookSecretsService,
-} from '../modules/webhooks/core/secrets/webhook-secrets.service';
+import { WebhookSecretsService } from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { MessageExpungeService } from '../modules/webhooks/core/expunge/message-expunge.service';
 import { CliError } from './cli-context';

@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { runCli } from '../../src/cli/main';
 import { WebhookSender } from '../../src/modules/webhooks/core/delivery/webhook-sender.service';
-import { encryptionKeyId, SecretCipher } from '../../src/modules/webhooks/core/secrets/secret-cipher';
+import { encryptionKeyId, SecretCipher } from '../../src/common/crypto/secret-cipher';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
