@@ -10,7 +10,7 @@
 --
 -- Bounded: a caller (identity and community) keeps at most IDEMPOTENCY_KEYS_PER_CALLER answers, the oldest
 -- dropped first. idempotency_callers counts each caller's answers; an answer carries its caller and that
--- count at the time it was kept (caller_seq), so those past the cap are found by one probe of an index,
+-- count at the time it was kept (caller_seq), so the one the cap passes is found by one probe of an index,
 -- however many the caller has. Answers kept before this migration have no caller: they are not counted and
 -- leave with the TTL.
 
@@ -47,7 +47,7 @@ CREATE TABLE "idempotency_callers" (
 );
 
 -- Keeps a sealed answer under the key, replacing an expired one not yet pruned, counts it to its caller and
--- deletes that caller's answers past p_cap, oldest first. A live answer already there raises
+-- deletes that caller's answer the count has left p_cap behind (the oldest). A live answer already there raises
 -- unique_violation, so the transaction that would commit a second write beside it cannot (and the count is
 -- rolled back with it). The caller's row stays locked until the commit, which follows in the same round
 -- trip: one caller's keyed writes commit one after the other, as a community's already do on its counters.
@@ -89,5 +89,11 @@ BEGIN
     RAISE EXCEPTION USING ERRCODE = 'unique_violation',
       MESSAGE = 'an answer is already kept under this Idempotency-Key';
   END IF;
-  DELETE FROM idempotency_keys WHERE caller = p_caller AND caller_seq <= v_seq - p_cap;
+  -- the one answer the cap just passed: a probe of one index entry. Not a range from the caller's oldest:
+  -- the entries of the answers deleted since the last VACUUM stay in the index and a range would step over
+  -- all of them on every write. Lowering the cap therefore leaves the answers between the old and the new
+  -- cap to their TTL.
+  IF v_seq > p_cap THEN
+    DELETE FROM idempotency_keys WHERE caller = p_caller AND caller_seq = v_seq - p_cap;
+  END IF;
 END $$;

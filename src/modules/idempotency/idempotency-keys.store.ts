@@ -129,8 +129,8 @@ export class IdempotencyKeysStore {
   /**
    * Stores the answer and commits it with the handler's writes, in one round trip (idempotency_keep,
    * prisma/migrations/20261203010000_idempotency_answers_sealed_and_capped): an expired answer of the same
-   * key (not yet pruned) is replaced, the answer is counted to its `caller`, and that caller's answers
-   * past `cap` are deleted, oldest first. Returns false, having rolled everything back, when a live answer
+   * key (not yet pruned) is replaced, the answer is counted to its `caller`, and the caller's answer this
+   * one pushes past `cap` (its oldest) is deleted. Returns false, having rolled everything back, when a live answer
    * of the key is already kept: the claim's lock and lookup make that impossible, but a write must not
    * commit beside it if it ever happens.
    */
