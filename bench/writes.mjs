@@ -115,17 +115,20 @@ async function emptyWritesCommunity(db, id) {
   await db.query('DELETE FROM tweets WHERE community_id = $1', [id]);
   await db.query('DELETE FROM outbox_events WHERE community_id = $1', [id]);
   await db.query('DELETE FROM idempotency_keys'); // the bench database's own: no other writer keys
+  await db.query('DELETE FROM idempotency_callers');
   await vacuumWritten(db);
 }
 
 /**
  * What autovacuum would have done meanwhile, which these machines turn off: every write updates its
- * community's counter row, and without a vacuum each run found the versions the runs before it left
- * (a keyed run after three others at a third of its rate; the community_counters table at 4.8 MB for
- * its 8 rows).
+ * community's counter row (and every keyed write its caller's count), and without a vacuum each run
+ * found the versions the runs before it left (a keyed run after three others at a third of its rate; the
+ * community_counters table at 4.8 MB for its 8 rows).
  */
 async function vacuumWritten(db) {
-  await db.query('VACUUM ANALYZE tweets, comments, outbox_events, idempotency_keys, community_counters');
+  await db.query(
+    'VACUUM ANALYZE tweets, comments, outbox_events, idempotency_keys, idempotency_callers, community_counters',
+  );
 }
 
 /** Tweets of the writes community, inserted in one statement, for the routes that need one per request. */

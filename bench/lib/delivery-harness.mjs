@@ -77,7 +77,7 @@ export async function benchEnvironment() {
 
 /** A community with `count` endpoints subscribed to tweet.created, each with one encrypted secret. */
 export async function seedEndpoints(db, count, targetUrl) {
-  const { SecretCipher } = compiled('modules/webhooks/core/secrets/secret-cipher.js');
+  const { SecretCipher } = compiled('common/crypto/secret-cipher.js');
   const cipher = new SecretCipher(Buffer.from(ENCRYPTION_KEY, 'base64'));
   const communityId = randomUUID();
   await db.query(

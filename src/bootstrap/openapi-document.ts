@@ -101,7 +101,8 @@ function fastifyPath(path: string): string {
 
 /**
  * A write that takes an Idempotency-Key (docs/idempotency.md): the header, the Idempotent-Replayed
- * header of every answer it can replay, and the two answers only a key gives.
+ * header of every answer it can replay (its successes: only a 2xx is kept), and the two answers only a
+ * key gives.
  */
 function documentIdempotencyKey(operation: OperationObject): void {
   operation.parameters = [
@@ -112,14 +113,15 @@ function documentIdempotencyKey(operation: OperationObject): void {
       required: false,
       description:
         "Makes the write safe to retry: 1 to 255 printable ASCII characters ('!' to '~'), unique per logical " +
-        'write of this caller in this community. A repeat with the same method, path and body within ' +
-        'IDEMPOTENCY_KEY_TTL gets the first answer again with `Idempotent-Replayed: true`, and writes nothing.',
+        'write of this caller in this community. Once the write has succeeded (2xx), a repeat with the same ' +
+        'method, path and body within IDEMPOTENCY_KEY_TTL gets its answer again with `Idempotent-Replayed: true`, ' +
+        'and writes nothing; a refused write is not kept, and its repeat runs again.',
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
     },
   ];
   const responses = operation.responses as Record<string, ResponseObject>;
   for (const [status, response] of Object.entries(responses)) {
-    if (status.startsWith('5') || ['401', '403', '413', '415', '429'].includes(status)) continue;
+    if (!status.startsWith('2')) continue;
     response.headers = {
       ...response.headers,
       [REPLAYED_HEADER]: {

@@ -7,6 +7,7 @@ import { UsersStoreModule } from '../modules/auth/users.store';
 import { CommunitiesStoreModule } from '../modules/community/communities.store';
 import { ContentModule } from '../modules/content/content.module';
 import { EventsModule } from '../modules/events/events.module';
+import { IdempotencyStorageModule } from '../modules/idempotency/idempotency-storage.module';
 import { MembershipsModule } from '../modules/members/memberships.module';
 import { TenancyModule } from '../modules/tenancy/tenancy.module';
 import { WebhooksCoreModule } from '../modules/webhooks/core/webhooks-core.module';
@@ -32,6 +33,8 @@ import { PrismaModule } from '../prisma/prisma.module';
     ContentModule,
     // the demo's webhook endpoint and its signing secret (seed); secrets:reencrypt
     WebhooksCoreModule,
+    // the answers kept under Idempotency-Keys, which secrets:reencrypt seals too
+    IdempotencyStorageModule,
   ],
 })
 export class CliModule {}

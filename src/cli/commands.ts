@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { isEmail, validateSync } from 'class-validator';
+import type { ReencryptedBatch, SecretsUnderKey } from '../common/crypto/secret-cipher';
 import { AppError } from '../common/errors/app-error';
 import { toErrorResponse } from '../common/errors/error-response';
 import { Plan, Role } from '../generated/prisma/enums';
@@ -10,11 +11,8 @@ import { CreateCommunityDto } from '../modules/account/dto/create-community.dto'
 import { UsersService } from '../modules/auth/users.service';
 import { CommunityService } from '../modules/community/community.service';
 import { MembershipsService } from '../modules/members/memberships.service';
-import {
-  ReencryptedBatch,
-  SecretsUnderKey,
-  WebhookSecretsService,
-} from '../modules/webhooks/core/secrets/webhook-secrets.service';
+import { type AnswersUnderKeys, SealedAnswers } from '../modules/idempotency/sealed-answers';
+import { WebhookSecretsService } from '../modules/webhooks/core/secrets/webhook-secrets.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { MessageExpungeService } from '../modules/webhooks/core/expunge/message-expunge.service';
 import { checkStoredHeaders } from './check-headers';
@@ -76,10 +74,17 @@ const STANDING: Record<SecretsUnderKey['standing'], string> = {
   unknown: 'NOT in the ring: cannot be decrypted',
 };
 
-function keyCountLines(counts: SecretsUnderKey[]): string[] {
+function keyCountLines(counts: SecretsUnderKey[], noun: string): string[] {
   return counts.map(
-    ({ keyId, count, standing }) => `  ${keyId} (${STANDING[standing]}): ${plural(count, 'secret')}`,
+    ({ keyId, count, standing }) => `  ${keyId} (${STANDING[standing]}): ${plural(count, noun)}`,
   );
+}
+
+function answerCountLines(counts: AnswersUnderKeys): string[] {
+  const lines = keyCountLines(counts.byKey, 'answer');
+  if (counts.inClear > 0)
+    lines.push(`  in clear (kept before answers were sealed): ${plural(counts.inClear, 'answer')}`);
+  return lines;
 }
 
 function email(options: Options): string {
@@ -279,12 +284,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'secrets:reencrypt': {
     usage: 'secrets:reencrypt [--batch-size N] [--max-batches M] [--dry-run]',
     description:
-      "Re-encrypts every stored webhook signing secret, then every endpoint's custom headers, under the newest key of WEBHOOK_SECRET_ENCRYPTION_KEY " +
-      '(the first of the ring), N secrets per short transaction (default 100), printing progress after each ' +
-      'batch. The API and the worker keep running meanwhile. Stop it with Ctrl-C (the batch in hand ' +
-      'finishes) or --max-batches M, and run it again to continue. It ends with how many secrets remain ' +
-      'under older keys: at 0, the older keys can be removed from the ring. --dry-run only counts the ' +
-      'secrets under each key. Steps: docs/operations.md, "Rotate the encryption key".',
+      "Re-encrypts every stored webhook signing secret, then every endpoint's custom headers, then every answer kept " +
+      'under an Idempotency-Key (sealing those kept in clear before answers were sealed), under the newest key of ' +
+      'WEBHOOK_SECRET_ENCRYPTION_KEY (the first of the ring), N values per short transaction (default 100), printing ' +
+      'progress after each batch. The API and the worker keep running meanwhile. Stop it with Ctrl-C (the batch in ' +
+      'hand finishes) or --max-batches M, and run it again to continue. It ends with how many secrets and answers ' +
+      'remain under older keys: at 0, the older keys can be removed from the ring. --dry-run only counts them under ' +
+      'each key. Steps: docs/operations.md, "Rotate the encryption key".',
     options: {
       'batch-size': { type: 'string' },
       'max-batches': { type: 'string' },
@@ -296,29 +302,53 @@ export const COMMANDS: Record<string, CommandSpec> = {
       if (batchSize > 10_000) throw new CliError('--batch-size must be at most 10000');
       const maxBatches = positiveInt(options, 'max-batches');
       const secrets = app.get(WebhookSecretsService);
-      io.progress('Stored webhook secrets by encryption key:');
-      for (const line of keyCountLines(await secrets.countByKey())) io.progress(line);
+      const answers = app.get(SealedAnswers);
+      const census = async () => [
+        'Stored webhook secrets by encryption key:',
+        ...keyCountLines(await secrets.countByKey(), 'secret'),
+        'Answers kept under Idempotency-Keys by encryption key:',
+        ...answerCountLines(await answers.countByKey()),
+      ];
+      for (const line of await census()) io.progress(line);
       if (options['dry-run'] === true) {
         const remain = await secrets.countNotUnderCurrentKey();
-        return [`Dry run: nothing changed; ${plural(remain, 'secret')} not under the newest key`];
+        const remainAnswers = await answers.countNotUnderCurrentKey();
+        return [
+          `Dry run: nothing changed; ${plural(remain, 'secret')} not under the newest key, and ` +
+            `${plural(remainAnswers, 'Idempotency-Key answer')} in clear or under older keys`,
+        ];
       }
+
+      // the secrets first (skipping those that would not decrypt), then the answers, in id order
+      const failed: (ReencryptedFailure & { what: string })[] = [];
+      let secretsLeft = true;
+      let answersAfter: string | null = '';
+      const nextBatch = async (): Promise<ReencryptedBatch | null> => {
+        if (secretsLeft) {
+          const skip = failed.filter((f) => f.what === 'secret').map((f) => f.id);
+          const batch = await secrets.reencryptBatch(batchSize, skip);
+          failed.push(...batch.failed.map((f) => ({ ...f, what: 'secret' })));
+          if (batch.moved > 0 || batch.failed.length > 0) return batch;
+          secretsLeft = false;
+        }
+        if (answersAfter === null) return null;
+        const batch = await answers.reencryptBatch(batchSize, answersAfter);
+        answersAfter = batch.last;
+        failed.push(...batch.failed.map((f) => ({ ...f, what: 'Idempotency-Key answer' })));
+        return batch.last === null ? null : batch;
+      };
 
       let batches = 0;
       let moved = 0;
-      const failed: ReencryptedFailure[] = [];
       let stoppedBy: string | undefined;
       for (;;) {
         if (io.stop.aborted) stoppedBy = 'interrupted';
         else if (maxBatches !== undefined && batches >= maxBatches) stoppedBy = `--max-batches ${maxBatches}`;
         if (stoppedBy) break;
-        const batch = await secrets.reencryptBatch(
-          batchSize,
-          failed.map((f) => f.id),
-        );
-        if (batch.moved === 0 && batch.failed.length === 0) break;
+        const batch = await nextBatch();
+        if (!batch) break;
         batches += 1;
         moved += batch.moved;
-        failed.push(...batch.failed);
         io.progress(
           `Batch ${batches}: re-encrypted ${batch.moved}` +
             (batch.failed.length > 0 ? `, ${batch.failed.length} would not decrypt` : '') +
@@ -327,23 +357,28 @@ export const COMMANDS: Record<string, CommandSpec> = {
       }
 
       const remain = await secrets.countNotUnderCurrentKey();
+      const remainAnswers = await answers.countNotUnderCurrentKey();
       const counts = await secrets.countByKey();
+      const answerCounts = await answers.countByKey();
       const lines = [
         stoppedBy
           ? `Stopped (${stoppedBy}) after ${plural(batches, 'batch')}: re-encrypted ${moved}.`
           : `Finished: re-encrypted ${moved} in ${plural(batches, 'batch')}.`,
-        ...keyCountLines(counts),
-        ...failed.map((f) => `  secret ${f.id} was left as it is: ${f.reason}`),
-        remain === 0
-          ? '0 secrets remain under older keys: the older keys can be removed from WEBHOOK_SECRET_ENCRYPTION_KEY.'
-          : `${remain === 1 ? '1 secret remains' : `${remain} secrets remain`} under older keys: ` +
-            (stoppedBy
+        ...keyCountLines(counts, 'secret'),
+        ...answerCountLines(answerCounts),
+        ...failed.map((f) => `  ${f.what} ${f.id} was left as it is: ${f.reason}`),
+        `${remain === 1 ? '1 secret remains' : `${remain} secrets remain`} under older keys, and ` +
+          `${plural(remainAnswers, 'Idempotency-Key answer')} in clear or under older keys: ` +
+          (remain + remainAnswers === 0
+            ? 'the older keys can be removed from WEBHOOK_SECRET_ENCRYPTION_KEY.'
+            : stoppedBy
               ? 'run the command again to continue.'
               : 'run the command again (rows a rotation held just then are taken by the next run).'),
       ];
-      if (counts.some((c) => c.standing === 'unknown'))
+      if ([...counts, ...answerCounts.byKey].some((c) => c.standing === 'unknown'))
         lines.push(
-          'Secrets under a key that is not in the ring stay there: add that key back to re-encrypt them.',
+          'Secrets under a key that is not in the ring stay there: add that key back to re-encrypt them ' +
+            '(answers also leave when they expire).',
         );
       return lines;
     },

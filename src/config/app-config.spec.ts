@@ -179,6 +179,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ AUTH_RATE_LIMIT_PER_ADDRESS: 'many' })).toThrow(/AUTH_RATE_LIMIT_PER_ADDRESS/);
   });
 
+  it('bounds the Idempotency-Key answers per caller: 10,000 by default, a whole number from 1 to 1,000,000', () => {
+    expect(loadConfig({}).config.IDEMPOTENCY_KEYS_PER_CALLER).toBe(10_000);
+    expect(loadConfig({ IDEMPOTENCY_KEYS_PER_CALLER: '3' }).config.IDEMPOTENCY_KEYS_PER_CALLER).toBe(3);
+    for (const bad of ['0', '-1', '1000001', '2.5', 'many'])
+      expect(() => loadConfig({ IDEMPOTENCY_KEYS_PER_CALLER: bad })).toThrow(/IDEMPOTENCY_KEYS_PER_CALLER/);
+  });
+
   it('puts metrics on 9464 (API) and 9465 (worker) unless METRICS_PORT says otherwise; 0 turns them off', () => {
     const defaults = loadConfig({}).config;
     expect([defaults.metricsPort('api'), defaults.metricsPort('worker')]).toEqual([9464, 9465]);

@@ -182,6 +182,16 @@ export class AppConfig {
   @IsPositiveDuration('24h')
   IDEMPOTENCY_KEY_TTL = '24h';
 
+  /**
+   * Answers one caller (identity and community) keeps under Idempotency-Keys; past it the oldest is
+   * dropped (its key then runs anew). Bounds the table per caller (docs/idempotency.md#storage).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  IDEMPOTENCY_KEYS_PER_CALLER = 10_000;
+
   /** A key ring, newest first: the newest encrypts, every key decrypts (rotation: docs/operations.md). */
   @IsOptional()
   @IsEncryptionKeyRing()

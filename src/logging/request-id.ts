@@ -41,3 +41,11 @@ export function currentRequestScope(): RequestScope | undefined {
 export function runWithRequestId<T>(id: string, fn: () => T): T {
   return requestScopeStorage.run({ id }, fn);
 }
+
+/**
+ * Runs `fn` in `scope`, a changed copy of the current request's (without its bound connection:
+ * src/prisma/request-transaction.ts); the request's own scope is left as it is.
+ */
+export function runInRequestScope<T>(scope: RequestScope, fn: () => T): T {
+  return requestScopeStorage.run(scope, fn);
+}

@@ -4,7 +4,7 @@ import { Pool, type QueryResult, type QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { AppConfig } from '../config/app-config';
 import { releaseQueryCompilerSource } from './query-compiler-source';
-import { routeToBoundConnection } from './request-transaction';
+import { keepBatchesApart, routeToBoundConnection } from './request-transaction';
 
 const logger = new Logger('PrismaService');
 
@@ -45,6 +45,8 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     // pool and replaced on the next query; without a listener its error would end the process.
     pool.on('error', (err) => logger.warn({ msg: 'idle database connection lost', error: err.message }));
     super({ adapter: new PrismaPg(pool) });
+    // a batch of reads Prisma makes of several requests' calls runs in none's transaction
+    keepBatchesApart(this);
     this.pool = pool;
     this.namedStatements = !config.databaseThroughPgbouncer;
     this.preparedPool = this.namedStatements ? preparedStatementPool(config) : undefined;

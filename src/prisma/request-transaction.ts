@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { currentRequestScope } from '../logging/request-id';
+import { currentRequestScope, runInRequestScope } from '../logging/request-id';
 
 /**
  * One request's writes held in one transaction on one connection (docs/architecture.md#a-requests-transaction):
@@ -63,6 +63,54 @@ export function runAfterCommit(fn: () => void): void {
   const bound = boundConnection();
   if (bound) bound.afterCommit.push(fn);
   else fn();
+}
+
+/**
+ * Runs `fn` with the current request's bound connection out of its sight: its statements take the pool.
+ * For work that serves several requests at once (a batch of their reads), which starts from the scope of
+ * whichever request came first: in that one's transaction, the others would read what it has not
+ * committed, and fail with it when its key turned out to be another's (every statement behind a refused
+ * claim fails, docs/idempotency.md#how-it-holds-across-instances-and-crashes).
+ */
+export function withoutBoundConnection<T>(fn: () => T): T {
+  const scope = currentRequestScope();
+  return scope?.boundConnection ? runInRequestScope({ ...scope, boundConnection: undefined }, fn) : fn();
+}
+
+/** The part of Prisma's request batching (its client's internal dataloader) that keepBatchesApart changes. */
+interface PrismaBatching {
+  options: { batchBy: (request: { transaction?: { kind?: string } }) => string | undefined };
+  dispatchBatches: () => void;
+}
+
+/**
+ * Prisma batches the findUnique calls made in one turn of the event loop, whoever makes them, into one
+ * statement, and sends every batch of that turn from the scope of the turn's first call. A request with a
+ * bound connection would then run other requests' reads in its transaction, or have its own read on
+ * another's (where its uncommitted writes are not seen, or which a refused claim has aborted: the read
+ * fails `25P02` and the request that was running answers 500). So here a call made with a bound
+ * connection is never batched: it runs alone, at once, on its connection; and batches are sent with any
+ * bound connection out of sight (withoutBoundConnection), on the pool. Throws at start-up if a Prisma
+ * upgrade moved what it changes.
+ */
+export function keepBatchesApart(client: object): void {
+  const batching = (client as { _requestHandler?: { dataloader?: Partial<PrismaBatching> } })._requestHandler
+    ?.dataloader;
+  if (typeof batching?.options?.batchBy !== 'function' || typeof batching.dispatchBatches !== 'function')
+    throw new Error(
+      "Prisma's request batching is not where src/prisma/request-transaction.ts (keepBatchesApart) expects it",
+    );
+  const batchBy = batching.options.batchBy;
+  batching.options.batchBy = (request) => {
+    if (!boundConnection()) return batchBy(request);
+    // an array $transaction is a batch of its own, which would be sent on the pool, outside the
+    // request's transaction: a keyed request uses an interactive one
+    if (request.transaction?.kind === 'batch')
+      throw new Error('an array $transaction cannot join a request bound to its transaction');
+    return undefined;
+  };
+  const dispatch = batching.dispatchBatches.bind(batching);
+  batching.dispatchBatches = () => withoutBoundConnection(dispatch);
 }
 
 /**

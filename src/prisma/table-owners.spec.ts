@@ -60,6 +60,7 @@ const TABLE_OWNERS: Record<string, Ownership> = {
   },
   tweets: { owner: 'src/modules/content/tweets.store.ts' },
   idempotency_keys: { owner: 'src/modules/idempotency/idempotency-keys.store.ts' },
+  idempotency_callers: { owner: 'src/modules/idempotency/idempotency-keys.store.ts' },
   tasks: { owner: 'src/modules/content/tasks.store.ts' },
   comments: { owner: 'src/modules/content/comments.store.ts' },
   likes: { owner: 'src/modules/content/likes.store.ts' },

@@ -12,7 +12,8 @@ const UNKEYED = [/^\/api\/auth\//, /^\/api\/webhooks\/portal-sessions$/];
 /**
  * Every POST, PUT, PATCH and DELETE the API registers (as its OpenAPI document lists them, like the
  * hostile-input test) documents the Idempotency-Key, refuses a malformed one with a 400 naming it,
- * and answers a repeat from storage: the same status and body, `Idempotent-Replayed: true`.
+ * and answers a repeat of a success from storage: the same status and body, `Idempotent-Replayed: true`;
+ * a repeat of a refusal runs again.
  */
 describe('Idempotency-Key on every write route (generated from the OpenAPI document)', () => {
   let t: TestApp;
@@ -84,7 +85,7 @@ describe('Idempotency-Key on every write route (generated from the OpenAPI docum
     }
   });
 
-  it('each refuses a malformed key with a 400 naming the header, and replays a repeat from storage', async () => {
+  it('each refuses a malformed key with a 400 naming the header, and replays a repeat of a success', async () => {
     let replayed = 0;
     for (const { method, template, operation } of routes) {
       const label = `${method} ${template}`;
@@ -111,16 +112,15 @@ describe('Idempotency-Key on every write route (generated from the OpenAPI docum
         replayed: r.headers['idempotent-replayed'],
       });
       expect({ label, status: first.status < 500 }).toEqual({ label, status: true });
-      if (first.status === 400 && first.body.code === 'VALIDATION_ERROR') {
-        // refused by the validation pipe: not kept, so the repeat runs (and is refused) again; a
-        // 400 the handler itself gave (a rule of the service) is kept and replayed
-        expect(outcome(again)).toEqual({ ...outcome(first), replayed: again.headers['idempotent-replayed'] });
-      } else {
+      if (first.status >= 200 && first.status < 300) {
         expect(outcome(again)).toEqual({ ...outcome(first), replayed: 'true' });
         replayed++;
+      } else {
+        // a 4xx wrote nothing and is not kept (docs/idempotency.md#what-is-stored): the repeat runs again
+        expect(outcome(again)).toEqual({ ...outcome(first), replayed: undefined });
       }
     }
-    // most routes reach their handler with these bodies (a 404 for a random id is kept like a success)
-    expect(replayed).toBeGreaterThanOrEqual(routes.length / 2);
+    // a few routes succeed with these bodies (most answer 404 for their random ids)
+    expect(replayed).toBeGreaterThanOrEqual(5);
   });
 });

@@ -4,11 +4,21 @@ import { Logger } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { IdempotencyKeysStore } from '../../src/modules/idempotency/idempotency-keys.store';
 import { IdempotencyRetention } from '../../src/modules/idempotency/idempotency-retention.service';
+import { SealedAnswers } from '../../src/modules/idempotency/sealed-answers';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberCaller, memberWithCredentials, outboxOf, unique } from '../utils/factories';
 import { call, type CallOptions, type CallResult } from '../utils/http';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+
+/** How many answers the community's callers keep under Idempotency-Keys (each test makes its own community). */
+async function answersOf(t: TestApp, communityId: string): Promise<number> {
+  const { rows } = await t.prisma.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM idempotency_keys WHERE caller LIKE '%@' || $1`,
+    [communityId],
+  );
+  return rows[0].n;
+}
 
 /** docs/idempotency.md: one logical write, one row and one event, however often it is sent. */
 describe('Idempotency-Key on writes', () => {
@@ -156,25 +166,51 @@ describe('Idempotency-Key on writes', () => {
     expect(await tweetsOf(owner.communityId)).toHaveLength(1);
   });
 
-  it("a handler's 4xx is kept, with none of the handler's writes", async () => {
+  it("a handler's 4xx is not kept: it wrote nothing, and a retry with the key runs again", async () => {
     const owner = await memberCaller(a.app, 'apiKey');
+    const send = (method: 'PATCH' | 'DELETE', url: string, key: string, body?: unknown) =>
+      call(a.app, method, url, { ...owner.auth, headers: { 'idempotency-key': key }, body });
+    // 404: the tweet does not exist (yet); once it does, the same key edits it
     const key = randomUUID();
-    const missing = `/api/sdk/tweets/${randomUUID()}`;
-    const first = await call(a.app, 'PATCH', missing, {
-      ...owner.auth,
-      headers: { 'idempotency-key': key },
-      body: { content: 'edit' },
-    });
-    expect(first.status).toBe(404);
-    const again = await call(a.app, 'PATCH', missing, {
-      ...owner.auth,
-      headers: { 'idempotency-key': key },
-      body: { content: 'edit' },
-    });
+    const missing = await send('PATCH', `/api/sdk/tweets/${randomUUID()}`, key, { content: 'edit' });
+    expect(missing.status).toBe(404);
+    expect(await answersOf(a, owner.communityId)).toBe(0);
+    const again = await send('PATCH', `/api/sdk/tweets/${randomUUID()}`, key, { content: 'edit' });
     expect(again.status).toBe(404);
-    expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body).toEqual(first.body);
-    expect(await outboxOf(a.app, owner.communityId, 'tweet.updated')).toHaveLength(0);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
+    const tweet = (await post(a, owner.auth, randomUUID(), { content: 'now it exists' })).body.data;
+    const edited = await send('PATCH', `/api/sdk/tweets/${tweet.id}`, key, { content: 'edit' });
+    expect(edited.status).toBe(200);
+    expect(edited.headers['idempotent-replayed']).toBeUndefined();
+    // the tweet's create and its edit
+    expect(await answersOf(a, owner.communityId)).toBe(2);
+
+    // 409: the last OWNER cannot be demoted; the refusal is not pinned to the key
+    const demote = randomUUID();
+    const membership = await a.prisma.membership.findFirstOrThrow({
+      where: { communityId: owner.communityId, userId: owner.userId },
+    });
+    const refused = await send('PATCH', `/api/sdk/members/${membership.id}/role`, demote, { role: 'MEMBER' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('CONFLICT');
+    expect(await answersOf(a, owner.communityId)).toBe(2);
+    expect(await outboxOf(a.app, owner.communityId, 'tweet.updated')).toHaveLength(1);
+  });
+
+  it('a hundred keys on writes that find nothing leave no row', async () => {
+    const owner = await memberCaller(a.app, 'apiKey');
+    const keys = Array.from({ length: 100 }, () => randomUUID());
+    for (let i = 0; i < keys.length; i += 50)
+      await Promise.all(
+        keys.slice(i, i + 50).map(async (key) => {
+          const res = await call(a.app, 'DELETE', `/api/sdk/tweets/${randomUUID()}`, {
+            ...owner.auth,
+            headers: { 'idempotency-key': key },
+          });
+          expect(res.status).toBe(404);
+        }),
+      );
+    expect(await answersOf(a, owner.communityId)).toBe(0);
   });
 
   it('a write never commits beside an answer already kept under its key: the check at the commit', async () => {
@@ -183,12 +219,7 @@ describe('Idempotency-Key on writes', () => {
     const owner = await memberCaller(a.app, 'apiKey');
     const store = a.app.get(IdempotencyKeysStore);
     const id = createHash('sha256').update(randomUUID()).digest('hex');
-    const answer = {
-      requestHash: 'theirs',
-      statusCode: 201,
-      responseBody: '{"theirs":true}',
-      location: null,
-    };
+    const answer = { requestHash: 'theirs', responseBody: '{"theirs":true}' };
     const client = await a.prisma.pool.connect();
     try {
       expect(await store.claim(client, id, '4242', () => undefined)).toBe('claimed');
@@ -202,7 +233,13 @@ describe('Idempotency-Key on writes', () => {
          VALUES ($1, $2, 201, $3, now() + interval '1 hour')`,
         [id, answer.requestHash, answer.responseBody],
       );
-      const kept = await store.keep(client, id, { ...answer, requestHash: 'mine' }, 60_000, false);
+      const mine = {
+        requestHash: 'mine',
+        statusCode: 201,
+        body: a.app.get(SealedAnswers).seal('{"mine":true}'),
+        location: null,
+      };
+      const kept = await store.keep(client, id, mine, { caller: 'test@mine', ttlMs: 60_000, cap: 10 });
       expect(kept).toBe(false);
     } finally {
       store.release(client);

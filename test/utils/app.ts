@@ -1,4 +1,4 @@
-import { Test } from '@nestjs/testing';
+import { Test, type TestingModuleBuilder } from '@nestjs/testing';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ModuleMetadata } from '@nestjs/common';
 import { AppModule } from '../../src/app.module';
@@ -18,18 +18,19 @@ export interface TestApp {
 
 /**
  * Boots the real API (AppModule on Fastify, every global guard, pipe and filter) against the run's
- * database. `env` overrides configuration for this app only (e.g. a short JWT_EXPIRES_IN). Every
+ * database. `env` overrides configuration for this app only (e.g. a short JWT_EXPIRES_IN); `override`
+ * replaces providers beyond it (e.g. the rate limits' storage, for a test that is not about them). Every
  * answer it sends is checked against the OpenAPI document (test/utils/openapi-conformance.ts).
  */
 export async function createTestApp(
   env: Record<string, string> = {},
   module: ModuleMetadata['imports'] = [AppModule],
+  override: (builder: TestingModuleBuilder) => TestingModuleBuilder = (builder) => builder,
 ): Promise<TestApp> {
   const config = loadConfig({ ...process.env, ...env }).config;
-  const moduleRef = await Test.createTestingModule({ imports: module })
-    .overrideProvider(AppConfig)
-    .useValue(config)
-    .compile();
+  const moduleRef = await override(
+    Test.createTestingModule({ imports: module }).overrideProvider(AppConfig).useValue(config),
+  ).compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createFastifyAdapter(config), {
     logger: false,
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { runCli } from '../../src/cli/main';
 import { sealHeaders } from '../../src/modules/webhooks/core/secrets/endpoint-headers';
-import { SecretKeyRing } from '../../src/modules/webhooks/core/secrets/secret-cipher';
+import { SecretKeyRing } from '../../src/common/crypto/secret-cipher';
 import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';

@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { runCli } from '../../src/cli/main';
 import { WebhookSender } from '../../src/modules/webhooks/core/delivery/webhook-sender.service';
-import { encryptionKeyId, SecretCipher } from '../../src/modules/webhooks/core/secrets/secret-cipher';
+import { encryptionKeyId, SecretCipher } from '../../src/common/crypto/secret-cipher';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
@@ -67,6 +67,7 @@ describe('encryption-key ring and secrets:reencrypt (docs/operations.md#rotate-t
   let receiver: Receiver;
   let community: string;
   let token: string;
+  let userId: string;
   const endpoints: { id: string; secret: string }[] = [];
 
   beforeAll(async () => {
@@ -93,6 +94,7 @@ describe('encryption-key ring and secrets:reencrypt (docs/operations.md#rotate-t
       const member = await memberWithToken(before.app, { plan: 'PRO', role: 'OWNER' });
       community = member.community.id;
       token = member.token;
+      userId = member.user.id;
       for (let i = 0; i < ENDPOINTS; i++) {
         const res = await call(before.app, 'POST', `/api/communities/${community}/webhooks`, {
           token,
@@ -402,6 +404,87 @@ describe('encryption-key ring and secrets:reencrypt (docs/operations.md#rotate-t
       expect(request.headers['x-receiver-token']).toBe('tok_sealed_1234');
     } finally {
       await t.close();
+    }
+  });
+
+  it('seals the answers kept under Idempotency-Keys too, those kept in clear before included; replays stay byte for byte', async () => {
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+    const send = (t: TestApp, url: string, key: string, body: string) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        payload: body,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'idempotency-key': key,
+          'content-type': 'application/json',
+        },
+      });
+    // an endpoint created with a key under the old ring: its answer holds the signing secret
+    const created = {
+      url: `/api/communities/${community}/webhooks`,
+      key: randomUUID(),
+      body: JSON.stringify({ url: `${receiver.url}/keyed`, events: ['tweet.created'] }),
+    };
+    // a tweet's answer, then put back in clear as the table held answers before they were sealed
+    const legacy = {
+      url: '/api/sdk/tweets',
+      key: randomUUID(),
+      body: JSON.stringify({ content: 'kept before the upgrade' }),
+    };
+    const before = await app(OLD_KEY);
+    let createdAnswer: string;
+    let legacyAnswer: string;
+    try {
+      const res = await send(before, created.url, created.key, created.body);
+      expect(res.statusCode).toBe(201);
+      createdAnswer = res.body;
+      const tweet = await send(before, legacy.url, legacy.key, legacy.body);
+      expect(tweet.statusCode).toBe(201);
+      legacyAnswer = tweet.body;
+      const inClear = await before.prisma.pool.query(
+        `UPDATE idempotency_keys
+            SET response_body = $2, key_id = NULL, iv = NULL, ciphertext = NULL, auth_tag = NULL, caller = NULL,
+                caller_seq = NULL
+          WHERE id = $1`,
+        [sha256(`user:${userId}\n${community}\n${legacy.key}`), legacyAnswer],
+      );
+      expect(inClear.rowCount).toBe(1);
+    } finally {
+      await before.close();
+    }
+
+    // the count it starts with, then a batch for each answer
+    const run = await cli(`${NEW_KEY},${OLD_KEY}`, ['secrets:reencrypt', '--batch-size', '1']);
+    expect(run.code).toBe(0);
+    const [census, end] = run.out.split('Finished');
+    expect(census).toContain(`${OLD_ID} (older, decrypts): 1 answer`);
+    expect(census).toContain('in clear (kept before answers were sealed): 1 answer');
+    expect(end).toContain(`${NEW_ID} (newest, encrypts): 2 answers`);
+    expect(end).not.toContain('in clear (kept before');
+    expect(run.out).toContain('0 Idempotency-Key answers in clear or under older keys');
+
+    // the old key leaves: both answers open under the new one alone, as they were sent
+    const after = await app(NEW_KEY);
+    try {
+      const { rows } = await after.prisma.pool.query<{ key_id: string; response_body: string | null }>(
+        'SELECT key_id, response_body FROM idempotency_keys',
+      );
+      expect(rows).toEqual([
+        { key_id: NEW_ID, response_body: null },
+        { key_id: NEW_ID, response_body: null },
+      ]);
+      for (const [request, answer] of [
+        [created, createdAnswer],
+        [legacy, legacyAnswer],
+      ] as const) {
+        const again = await send(after, request.url, request.key, request.body);
+        expect(again.headers['idempotent-replayed']).toBe('true');
+        expect(again.statusCode).toBe(201);
+        expect(again.body).toBe(answer);
+      }
+    } finally {
+      await after.close();
     }
   });
 });

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { withoutBoundConnection } from '../../prisma/request-transaction';
 
 export interface GroupCommitOptions {
   /** Statements of this kind running at once; calls made meanwhile wait and go together in the next. */
@@ -16,7 +17,8 @@ export interface GroupCommitOptions {
  *
  * Built on DataLoader's batching (its per-key cache is off: every call is its own item, in order).
  * `run(items)` must answer one result per item, in the same order; if it throws, every call of that
- * batch rejects with the error.
+ * batch rejects with the error. A batch serves several callers, so it runs on the pool even when the
+ * call that started it came from a request bound to its own transaction (withoutBoundConnection).
  */
 export class GroupCommit<Item, Result> {
   private readonly loader: DataLoader<Item, Result>;
@@ -38,7 +40,8 @@ export class GroupCommit<Item, Result> {
       {
         cache: false,
         maxBatchSize: options.maxBatchSize,
-        batchScheduleFn: (dispatch) => {
+        batchScheduleFn: (scheduled) => {
+          const dispatch = () => withoutBoundConnection(scheduled);
           if (this.running < this.maxRunning) {
             // a place is taken now; the batch goes out next turn, with every call made in this one
             this.running++;

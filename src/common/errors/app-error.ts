@@ -135,17 +135,3 @@ export const Errors = {
       { 'retry-after': String(retryAfterSeconds) },
     ),
 };
-
-/**
- * Errors the validation pipe raised: the request was refused before its handler ran, so an
- * Idempotency-Key does not keep that answer (docs/idempotency.md#what-is-stored).
- */
-const refusedBeforeHandler = new WeakSet<object>();
-
-export function markRefusedBeforeHandler(err: unknown): void {
-  if (typeof err === 'object' && err !== null) refusedBeforeHandler.add(err);
-}
-
-export function wasRefusedBeforeHandler(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && refusedBeforeHandler.has(err);
-}

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Inject, Logger, NotFoundException } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { AppError, Errors, wasRefusedBeforeHandler } from '../errors/app-error';
+import { AppError, Errors } from '../errors/app-error';
 import { toErrorResponse } from '../errors/error-response';
 import { CREDENTIAL_CHECK, type CredentialCheck } from '../http/credential-check';
 import type { AppRequest } from '../http/request-context';
@@ -21,7 +21,6 @@ export class AllExceptionsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const reply = http.getResponse<FastifyReply>();
     const request = http.getRequest<AppRequest>();
-    if (wasRefusedBeforeHandler(exception)) request.refusedBeforeHandler = true;
     let error = exception;
     if (exception instanceof NotFoundException && !(exception instanceof AppError)) {
       error = (await this.credentials.hasValidCredentials(request))

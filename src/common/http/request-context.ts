@@ -41,8 +41,6 @@ export interface AppRequest extends FastifyRequest {
   tenant?: TenantContext;
   /** the body's text as it arrived, kept only when the request carries an Idempotency-Key */
   rawBody?: string;
-  /** the validation pipe refused the request: its handler never ran (set by the exception filter) */
-  refusedBeforeHandler?: boolean;
   /** the Idempotency-Key transaction this request runs in (src/modules/idempotency) */
   idempotency?: unknown;
   /**

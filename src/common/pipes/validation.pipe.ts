@@ -1,5 +1,5 @@
 import { ArgumentMetadata, ValidationError, ValidationPipe, ValidationPipeOptions } from '@nestjs/common';
-import { Errors, markRefusedBeforeHandler, ValidationDetail } from '../errors/app-error';
+import { Errors, ValidationDetail } from '../errors/app-error';
 
 function flatten(errors: ValidationError[], parent = ''): ValidationDetail[] {
   return errors.flatMap((e) => {
@@ -59,17 +59,11 @@ class RepeatedInputPipe extends ValidationPipe {
 
   /** Nest's validation and transformation, after the check class-validator cannot make. */
   private async checkAndTransform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    try {
-      if (metadata.type === 'body' || metadata.type === 'query') {
-        const inherited = inheritedNameFields(value);
-        if (inherited.length > 0) throw Errors.validation(inherited);
-      }
-      return (await super.transform(value, metadata)) as unknown;
-    } catch (err) {
-      // the pipe runs before the handler: an Idempotency-Key keeps no such answer
-      markRefusedBeforeHandler(err);
-      throw err;
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const inherited = inheritedNameFields(value);
+      if (inherited.length > 0) throw Errors.validation(inherited);
     }
+    return (await super.transform(value, metadata)) as unknown;
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {

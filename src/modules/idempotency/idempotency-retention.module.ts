@@ -1,7 +1,11 @@
 import { Module } from '@nestjs/common';
-import { IdempotencyKeysStore } from './idempotency-keys.store';
+import { IdempotencyStorageModule } from './idempotency-storage.module';
 import { IdempotencyRetention } from './idempotency-retention.service';
 
 /** The worker's part of idempotent writes: pruning expired answers (worker.module.ts). */
-@Module({ providers: [IdempotencyKeysStore, IdempotencyRetention], exports: [IdempotencyRetention] })
+@Module({
+  imports: [IdempotencyStorageModule],
+  providers: [IdempotencyRetention],
+  exports: [IdempotencyRetention],
+})
 export class IdempotencyRetentionModule {}

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
 import { IdempotencyKeysStore } from './idempotency-keys.store';
 
 const PRUNE_EVERY_MS = 10 * 60_000;
@@ -8,7 +9,8 @@ export const IDEMPOTENCY_PRUNE_BATCH = 5_000;
 /**
  * Deletes expired Idempotency-Key answers in batches, in the worker (as the outbox retention does):
  * a lookup reads only unexpired rows, so the deletion only bounds the table's size
- * (docs/operations.md#idempotency-keys). Several workers pruning at once is harmless.
+ * (docs/operations.md#idempotency-keys). Then forgets the callers none of whose answers is left unexpired
+ * (their count of answers, for IDEMPOTENCY_KEYS_PER_CALLER). Several workers pruning at once is harmless.
  */
 @Injectable()
 export class IdempotencyRetention implements OnApplicationBootstrap, OnModuleDestroy {
@@ -16,7 +18,10 @@ export class IdempotencyRetention implements OnApplicationBootstrap, OnModuleDes
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
 
-  constructor(private readonly store: IdempotencyKeysStore) {}
+  constructor(
+    private readonly store: IdempotencyKeysStore,
+    private readonly config: AppConfig,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.timer ??= setInterval(() => void this.pruneSafely(), PRUNE_EVERY_MS);
@@ -29,14 +34,11 @@ export class IdempotencyRetention implements OnApplicationBootstrap, OnModuleDes
     await this.running;
   }
 
-  /** Deletes every expired answer, a batch at a time; returns how many. */
+  /** Deletes every expired answer, then every idle caller, a batch at a time; returns how many answers. */
   async prune(batch = IDEMPOTENCY_PRUNE_BATCH): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const count = await this.store.pruneExpired(batch);
-      deleted += count;
-      if (count < batch) return deleted;
-    }
+    const deleted = await inBatches(batch, (limit) => this.store.pruneExpired(limit));
+    await inBatches(batch, (limit) => this.store.pruneIdleCallers(this.config.idempotencyKeyTtlMs, limit));
+    return deleted;
   }
 
   private async pruneSafely(): Promise<void> {
@@ -47,5 +49,15 @@ export class IdempotencyRetention implements OnApplicationBootstrap, OnModuleDes
     });
     await this.running;
     this.running = undefined;
+  }
+}
+
+/** Runs `step` (deleting up to `batch` rows, answering how many) until it deletes fewer; returns the total. */
+async function inBatches(batch: number, step: (limit: number) => Promise<number>): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const count = await step(batch);
+    deleted += count;
+    if (count < batch) return deleted;
   }
 }

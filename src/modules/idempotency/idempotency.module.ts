@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
-import { IdempotencyKeysStore } from './idempotency-keys.store';
+import { IdempotencyStorageModule } from './idempotency-storage.module';
 import { IdempotencyService } from './idempotency.service';
 
 /** Idempotent writes for the API (docs/idempotency.md); the guard is registered in app.module.ts. */
 @Module({
-  providers: [IdempotencyKeysStore, IdempotencyService],
+  imports: [IdempotencyStorageModule],
+  providers: [IdempotencyService],
   exports: [IdempotencyService],
 })
 export class IdempotencyModule {}

@@ -9,6 +9,7 @@ import { setResponseErrorCode } from '../../logging/error-code';
 import { PrismaService } from '../../prisma/prisma.service';
 import { bindConnection, type BoundConnection, unbindConnection } from '../../prisma/request-transaction';
 import { type ClaimOutcome, IdempotencyKeysStore } from './idempotency-keys.store';
+import { SealedAnswers } from './sealed-answers';
 
 /** The header a caller names a write with, and the one a stored answer comes back with. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -23,6 +24,8 @@ const UNKEYED_ROUTES = [/^\/api\/auth\//, /^\/api\/webhooks\/portal-sessions$/];
 /** A request running in its key's transaction. */
 interface KeyedRequest {
   id: string;
+  /** whose key it is: the identity and the community, which IDEMPOTENCY_KEYS_PER_CALLER counts by */
+  caller: string;
   requestHash: string;
   client: PoolClient;
   bound: BoundConnection;
@@ -47,6 +50,7 @@ export class IdempotencyService {
   constructor(
     private readonly prisma: PrismaService,
     private readonly store: IdempotencyKeysStore,
+    private readonly answers: SealedAnswers,
     private readonly config: AppConfig,
   ) {}
 
@@ -80,7 +84,8 @@ export class IdempotencyService {
     // every keyed route takes credentials; a route that let a caller through without any has no scope
     if (!actor) return;
     const identity = actor.apiKey ? `api-key:${actor.apiKey.id}` : `user:${actor.userId}`;
-    const id = sha256(`${identity}\n${request.tenant?.communityId ?? ''}\n${header}`);
+    const communityId = request.tenant?.communityId ?? '';
+    const id = sha256(`${identity}\n${communityId}\n${header}`);
     const lockKey = BigInt.asIntN(64, BigInt(`0x${id.slice(0, 16)}`)).toString();
     const requestHash = sha256(`${request.method} ${request.url}\n${request.rawBody ?? ''}`);
 
@@ -93,15 +98,16 @@ export class IdempotencyService {
     const claim = this.store.claim(client, id, lockKey, () => (request.handlerOverruled = true));
     // awaited by finish; a failed claim fails the handler's statements too, and finish reports it
     claim.catch(() => undefined);
-    request.idempotency = { id, requestHash, client, bound, claim } satisfies KeyedRequest;
+    const caller = `${identity}@${communityId}`;
+    request.idempotency = { id, caller, requestHash, client, bound, claim } satisfies KeyedRequest;
   }
 
   /**
    * The reply's onSend hook; returns the payload to send. When the claim found the key another's,
    * the transaction is rolled back and the answer is the key's: its kept answer replayed, or 422 for
-   * another request, or 409 while it runs. Otherwise the answer is kept with the handler's writes in
-   * one commit, or the transaction ends without either when the answer is not kept (a 5xx, a refusal
-   * before the handler). A 4xx is kept without the handler's writes. If the commit fails the request
+   * another request, or 409 while it runs. Otherwise a 2xx is kept, sealed, with the handler's writes
+   * in one commit; any other answer (a 4xx or a 5xx, which write nothing) ends the transaction without
+   * either, so a retry runs again (docs/idempotency.md#what-is-stored). If the commit fails the request
    * answers 500 and nothing of it remains.
    */
   async finish(request: AppRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
@@ -112,10 +118,10 @@ export class IdempotencyService {
     const { client } = keyed;
     const status = reply.statusCode;
     let outcome: ClaimOutcome;
-    let kept = true;
+    let kept = false;
     try {
       outcome = await keyed.claim;
-      if (outcome !== 'claimed' || status >= 500 || request.refusedBeforeHandler) {
+      if (outcome !== 'claimed' || status < 200 || status >= 300) {
         await this.store.abandon(client);
       } else {
         const location = reply.getHeader('location');
@@ -125,12 +131,17 @@ export class IdempotencyService {
           {
             requestHash: keyed.requestHash,
             statusCode: status,
-            responseBody: bodyText(payload),
+            body: this.answers.seal(bodyText(payload)),
             location: typeof location === 'string' ? location : null,
           },
-          this.config.idempotencyKeyTtlMs,
-          status >= 400,
+          {
+            caller: keyed.caller,
+            ttlMs: this.config.idempotencyKeyTtlMs,
+            cap: this.config.IDEMPOTENCY_KEYS_PER_CALLER,
+          },
         );
+        // a live answer of the key was kept meanwhile: this run is rolled back and answers 409 below
+        if (!kept) outcome = 'in-use';
       }
       this.store.release(client);
     } catch (err) {
@@ -138,10 +149,10 @@ export class IdempotencyService {
       this.store.release(client, err as Error);
       throw err;
     }
-    if (outcome === 'claimed' && kept) {
+    if (outcome === 'claimed') {
       // effects outside PostgreSQL (cache invalidations, queued jobs) follow a commit of the handler's
-      // writes only: a 4xx (and a refusal before the handler, a 400) is kept without them
-      if (status < 400) for (const run of keyed.bound.afterCommit) run();
+      // writes only: an answer not kept rolled them back
+      if (kept) for (const run of keyed.bound.afterCommit) run();
       return payload;
     }
     // what the handler answered is not the key's answer
@@ -159,7 +170,7 @@ export class IdempotencyService {
       .header(REPLAYED_HEADER, 'true')
       .header('content-type', 'application/json; charset=utf-8');
     if (stored.location !== null) void reply.header('location', stored.location);
-    return stored.responseBody;
+    return this.answers.open(stored);
   }
 }
 

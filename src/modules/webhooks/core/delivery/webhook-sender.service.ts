@@ -4,7 +4,7 @@ import type { Agent, Dispatcher } from 'undici';
 import { AppConfig } from '../../../../config/app-config';
 import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { CustomHeaders, openHeaders, SealedHeaders } from '../secrets/endpoint-headers';
-import { SecretKeyRing } from '../secrets/secret-cipher';
+import { SecretKeyRing } from '../../../../common/crypto/secret-cipher';
 import { createDeliveryAgent, DeliveryAgentOptions, httpClient } from './delivery-agent';
 import { WEBHOOK_USER_AGENT } from './service-version';
 import { signatureHeader } from './sign';

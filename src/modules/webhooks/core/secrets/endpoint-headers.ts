@@ -1,4 +1,4 @@
-import type { SecretKeyRing, StoredSecret } from './secret-cipher';
+import type { SecretKeyRing, StoredSecret } from '../../../../common/crypto/secret-cipher';
 
 /** An endpoint's custom headers as the user wrote them: name → value. */
 export type CustomHeaders = Record<string, string>;

@@ -16,22 +16,13 @@ import {
   sealHeaders,
   toStoredSecret,
 } from './endpoint-headers';
-import { SecretKeyRing } from './secret-cipher';
+import {
+  ReencryptedBatch,
+  SecretKeyRing,
+  SecretsUnderKey,
+  standingOf,
+} from '../../../../common/crypto/secret-cipher';
 import { StoredLiveSecret, WebhookSecretsStore } from './webhook-secrets.store';
-
-/** How many stored secrets one encryption key holds, and where that key stands in the ring. */
-export interface SecretsUnderKey {
-  keyId: string;
-  count: number;
-  /** current: the newest key, which encrypts; older: in the ring, decrypts; unknown: not in the ring */
-  standing: 'current' | 'older' | 'unknown';
-}
-
-/** What one re-encryption batch did: rows moved to the newest key, rows that would not decrypt. */
-export interface ReencryptedBatch {
-  moved: number;
-  failed: { id: string; reason: string }[];
-}
 
 /** An endpoint whose stored custom headers could not be sent as they are (webhooks:check-headers). */
 export interface StoredHeadersAtFault {
@@ -191,17 +182,7 @@ export class WebhookSecretsService {
     const counts = await this.store.countByKey();
     for (const [keyId, count] of await this.endpoints.countHeadersByKey())
       counts.set(keyId, (counts.get(keyId) ?? 0) + count);
-    const ring = this.cipher.keyIds;
-    const inRing = ring.map((keyId, index) => ({
-      keyId,
-      count: counts.get(keyId) ?? 0,
-      standing: index === 0 ? ('current' as const) : ('older' as const),
-    }));
-    const unknown = [...counts.keys()]
-      .filter((keyId) => !ring.includes(keyId))
-      .sort()
-      .map((keyId) => ({ keyId, count: counts.get(keyId)!, standing: 'unknown' as const }));
-    return [...inRing, ...unknown];
+    return standingOf(this.cipher, counts);
   }
 
   /** Stored secrets not sealed under the newest key (older keys of the ring and keys not in it). */

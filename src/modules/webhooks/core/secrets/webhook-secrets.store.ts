@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService, Tx } from '../../../../prisma/prisma.service';
-import type { SealedSecret, StoredSecret } from './secret-cipher';
+import type { SealedSecret, StoredSecret } from '../../../../common/crypto/secret-cipher';
 
 /** A live secret as stored: sealed, with when it was made and when it stops signing. */
 export interface StoredLiveSecret extends StoredSecret {

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
-/** What is stored beside an encrypted secret; `keyId` names the encryption key that sealed it. */
+/** What is stored of an encrypted secret; `keyId` names the encryption key that sealed it. */
 export interface SealedSecret {
   keyId: string;
   iv: Uint8Array<ArrayBuffer>;
@@ -19,7 +19,7 @@ export interface StoredSecret {
 export class UnknownEncryptionKeyError extends Error {
   constructor(keyId: string, ringKeyIds: string[]) {
     super(
-      `webhook secret was encrypted under key '${keyId}', which is not in WEBHOOK_SECRET_ENCRYPTION_KEY ` +
+      `a secret was encrypted under key '${keyId}', which is not in WEBHOOK_SECRET_ENCRYPTION_KEY ` +
         `(keys ${ringKeyIds.map((id) => `'${id}'`).join(', ')}): add that key back to the ring, after the newest`,
     );
   }
@@ -38,14 +38,15 @@ function bytes(buffer: Buffer): Uint8Array<ArrayBuffer> {
 }
 
 /**
- * AES-256-GCM for webhook signing secrets at rest: a database dump alone reveals none. The
+ * AES-256-GCM for secrets at rest (webhook signing secrets, endpoints' custom headers, the answers kept
+ * under Idempotency-Keys: docs/security.md#secrets-at-rest): a database dump alone reveals none. The
  * authentication tag makes a tampered row fail to decrypt instead of yielding a wrong secret.
  */
 export class SecretCipher {
   readonly keyId: string;
 
   constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new Error('webhook encryption key must be 32 bytes');
+    if (key.length !== 32) throw new Error('an encryption key must be 32 bytes');
     this.keyId = encryptionKeyId(key);
   }
 
@@ -79,7 +80,7 @@ export class SecretKeyRing {
   private readonly newest: SecretCipher;
 
   constructor(keys: Buffer[]) {
-    if (keys.length === 0) throw new Error('the webhook encryption key ring is empty');
+    if (keys.length === 0) throw new Error('the encryption key ring is empty');
     const ciphers = keys.map((key) => new SecretCipher(key));
     this.ciphers = new Map(ciphers.map((cipher) => [cipher.keyId, cipher]));
     // a 32-bit id clash between two keys is unlikely, but it would make rows ambiguous: refuse it
@@ -107,4 +108,36 @@ export class SecretKeyRing {
     if (!cipher) throw new UnknownEncryptionKeyError(sealed.keyId, this.keyIds);
     return cipher.decrypt(sealed);
   }
+}
+
+/**
+ * Where one kind of stored secret stands against the ring (secrets:reencrypt): how many values each
+ * key sealed, and whether that key encrypts (current), only decrypts (older) or is not in the ring.
+ */
+export interface SecretsUnderKey {
+  keyId: string;
+  count: number;
+  /** current: the newest key, which encrypts; older: in the ring, decrypts; unknown: not in the ring */
+  standing: 'current' | 'older' | 'unknown';
+}
+
+/** What one re-encryption batch did: values moved to the newest key, values that would not decrypt. */
+export interface ReencryptedBatch {
+  moved: number;
+  failed: { id: string; reason: string }[];
+}
+
+/** `counts` (values per key id) against the ring: the current key first, then the ring's order, then unknown keys. */
+export function standingOf(ring: SecretKeyRing, counts: ReadonlyMap<string, number>): SecretsUnderKey[] {
+  const keyIds = ring.keyIds;
+  const inRing = keyIds.map((keyId, index) => ({
+    keyId,
+    count: counts.get(keyId) ?? 0,
+    standing: index === 0 ? ('current' as const) : ('older' as const),
+  }));
+  const unknown = [...counts.keys()]
+    .filter((keyId) => !keyIds.includes(keyId))
+    .sort()
+    .map((keyId) => ({ keyId, count: counts.get(keyId)!, standing: 'unknown' as const }));
+  return [...inRing, ...unknown];
 }
