@@ -154,6 +154,21 @@ describe('loadConfig', () => {
     expect(config.portalSessionTtlSeconds).toBe(1);
   });
 
+  it('gives endpoint-slot leases 3 s renewed every second, and refuses a renewal interval over half the lease', () => {
+    const { config } = loadConfig({});
+    expect([config.webhookSlotLeaseMs, config.webhookSlotRenewIntervalMs]).toEqual([3000, 1000]);
+    expect(
+      loadConfig({ WEBHOOK_SLOT_LEASE: '400ms', WEBHOOK_SLOT_RENEW_INTERVAL: '200ms' }).config,
+    ).toMatchObject({
+      webhookSlotLeaseMs: 400,
+      webhookSlotRenewIntervalMs: 200,
+    });
+    expect(() => loadConfig({ WEBHOOK_SLOT_LEASE: '3s', WEBHOOK_SLOT_RENEW_INTERVAL: '2s' })).toThrow(
+      /WEBHOOK_SLOT_RENEW_INTERVAL: must be at most half of WEBHOOK_SLOT_LEASE/,
+    );
+    expect(() => loadConfig({ WEBHOOK_SLOT_LEASE: '0s' })).toThrow(/WEBHOOK_SLOT_LEASE/);
+  });
+
   it('reads an empty duration as "use the default"', () => {
     expect(loadConfig({ WEBHOOK_TIMEOUT: '' }).config.webhookTimeoutMs).toBe(15_000);
   });

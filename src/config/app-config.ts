@@ -258,6 +258,22 @@ export class AppConfig {
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 10;
 
   /**
+   * How long an endpoint slot stays held without a renewal. A worker renews the leases of its
+   * requests in flight every WEBHOOK_SLOT_RENEW_INTERVAL, so a killed worker's slots free themselves
+   * within this; a worker that cannot renew for this long (Redis unreachable, the process stalled)
+   * loses them, says so, and its request may then run beside another (endpoint-slots.ts).
+   */
+  @IsPositiveDuration('3s')
+  WEBHOOK_SLOT_LEASE = '3s';
+
+  /**
+   * How often a worker renews every endpoint-slot lease it holds: one script per endpoint, all in
+   * one round trip. At most half of WEBHOOK_SLOT_LEASE, so that one late renewal loses nothing.
+   */
+  @IsPositiveDuration('1s')
+  WEBHOOK_SLOT_RENEW_INTERVAL = '1s';
+
+  /**
    * Whether X-Forwarded-For names the client (Fastify's trustProxy): `false` (default: the socket's
    * address), `true` (every hop: only behind a proxy that overwrites the header), or a number of
    * proxy hops to believe (1 = the address the nearest proxy saw; safe with proxies that append).
@@ -368,6 +384,8 @@ export class AppConfig {
   readonly outboxPollIntervalMs!: number;
   readonly workerShutdownTimeoutMs!: number;
   readonly webhookSweepIntervalMs!: number;
+  readonly webhookSlotLeaseMs!: number;
+  readonly webhookSlotRenewIntervalMs!: number;
   readonly webhookMessageRetentionMs!: number;
   readonly webhookLogRetentionMs!: number;
   readonly webhookLogRetentionFreeMs!: number;
@@ -482,6 +500,13 @@ export function loadConfig(env: Record<string, string | undefined>): {
     warnings.push(
       `DATABASE_URL goes through PgBouncer and DATABASE_DIRECT_URL is not set: the outbox relay polls every ${config.OUTBOX_POLL_INTERVAL} instead of listening for commits`,
     );
+  if (
+    problems.length === 0 &&
+    2 * durationMs(config.WEBHOOK_SLOT_RENEW_INTERVAL) > durationMs(config.WEBHOOK_SLOT_LEASE)
+  )
+    problems.push(
+      'WEBHOOK_SLOT_RENEW_INTERVAL: must be at most half of WEBHOOK_SLOT_LEASE, or one late renewal loses the slots',
+    );
   if (problems.length > 0) {
     throw new ConfigValidationError(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
@@ -502,6 +527,8 @@ type ParsedDurations = Pick<
   | 'outboxPollIntervalMs'
   | 'workerShutdownTimeoutMs'
   | 'webhookSweepIntervalMs'
+  | 'webhookSlotLeaseMs'
+  | 'webhookSlotRenewIntervalMs'
   | 'webhookMessageRetentionMs'
   | 'webhookLogRetentionMs'
   | 'webhookLogRetentionFreeMs'
@@ -526,6 +553,8 @@ function parseDurations(config: AppConfig): ParsedDurations {
     outboxPollIntervalMs: durationMs(config.OUTBOX_POLL_INTERVAL),
     workerShutdownTimeoutMs: durationMs(config.WORKER_SHUTDOWN_TIMEOUT),
     webhookSweepIntervalMs: durationMs(config.WEBHOOK_SWEEP_INTERVAL),
+    webhookSlotLeaseMs: durationMs(config.WEBHOOK_SLOT_LEASE),
+    webhookSlotRenewIntervalMs: durationMs(config.WEBHOOK_SLOT_RENEW_INTERVAL),
     webhookMessageRetentionMs: durationMs(config.WEBHOOK_MESSAGE_RETENTION),
     webhookLogRetentionMs: durationMs(config.WEBHOOK_LOG_RETENTION),
     webhookLogRetentionFreeMs: durationMs(config.WEBHOOK_LOG_RETENTION_FREE),

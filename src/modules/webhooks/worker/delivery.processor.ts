@@ -292,12 +292,19 @@ export class DeliveryProcessor extends WorkerHost {
     // the sender signs with the cached secrets: a copy older than the claim's version is read again
     // (before the rate limit's start is taken, so that nothing awaited lies between that start and the send)
     await this.secrets.atLeast(communityId, endpointId, claim.secretsVersion);
+    let rateStart: string | undefined;
     if (endpoint.rate_limit !== null) {
-      const waitMs = await this.rateLimits.take(endpointId, endpoint.rate_limit, job.heldBack === true);
-      if (waitMs > 0) {
-        // held back, not failed: the row waits (the log shows until when) and the slot is free again
-        await this.deliveries.holdBack(deliveryId, communityId, waitMs);
+      const { startId, waitMs } = await this.rateLimits.take(
+        endpointId,
+        endpoint.rate_limit,
+        job.heldBack === true,
+      );
+      rateStart = startId;
+      if (waitMs !== undefined) {
+        // held back, not failed: the slot is free again at once (no request), and the row waits (the
+        // log shows until when)
         sent();
+        await this.deliveries.holdBack(deliveryId, communityId, waitMs);
         this.metrics.heldBack('rate_limit');
         this.logger.debug({ msg: 'delivery attempt held back by its rate limit', ...fields, waitMs });
         return comeBack({ ...job, heldBack: true }, waitMs);
@@ -308,18 +315,24 @@ export class DeliveryProcessor extends WorkerHost {
     // the lines about the attempt from here on name it
     const span = startAttemptSpan(traceparent, job);
     const traced = span ? { ...fields, traceId: span.traceId, spanId: span.spanId } : fields;
-    const result = await this.sender.send({
-      communityId,
-      endpointId,
-      url: endpoint.url,
-      messageId,
-      eventType,
-      body: JSON.stringify(job.payload),
-      customHeaders: endpoint.custom_headers,
-      traceparent: span?.traceparent,
-      // the endpoint's own, as the claim read it; null: WEBHOOK_TIMEOUT
-      timeoutMs: endpoint.timeout_ms ?? undefined,
-    });
+    const result = await this.sender
+      .send({
+        communityId,
+        endpointId,
+        url: endpoint.url,
+        messageId,
+        eventType,
+        body: JSON.stringify(job.payload),
+        customHeaders: endpoint.custom_headers,
+        traceparent: span?.traceparent,
+        // the endpoint's own, as the claim read it; null: WEBHOOK_TIMEOUT
+        timeoutMs: endpoint.timeout_ms ?? undefined,
+      })
+      .finally(() => {
+        // the rate limit counts this send until a window after now, when its request has certainly
+        // arrived (or never will); not awaited: until it is marked, the send counts longer, never less
+        if (rateStart !== undefined) void this.rateLimits.ended(endpointId, rateStart);
+      });
     sent();
     // on a rate-limited endpoint a 429's Retry-After holds back its other sends too, across workers;
     // before the outcome is recorded, so that whoever sees the FAILED row sees the hold

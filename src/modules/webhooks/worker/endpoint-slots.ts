@@ -3,17 +3,22 @@ import { DelayedError, Job } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { AppConfig } from '../../../config/app-config';
-import { closeRedisClient, createRedisClient, type RedisClient } from '../../../redis/redis-client';
+import { closeRedisClient } from '../../../redis/redis-client';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
+import { slotsRedis, type SlotsRedis } from './endpoint-slot-scripts';
+import { type Lease, SlotLeaseRenewal } from './slot-lease-renewal';
+import { WorkerMetrics } from './worker-metrics';
 
-/**
- * A lease outlives the longest send (WEBHOOK_TIMEOUT) by this much, to cover the database work
- * around it. A worker killed mid-send therefore holds its slots at most WEBHOOK_TIMEOUT + this.
- */
-export const LEASE_MARGIN_MS = 10_000;
 /** A parked job wakes by itself after at least this long if no release woke it first. */
-const MIN_PARK_MS = 250;
+export const MIN_PARK_MS = 250;
+/**
+ * Parked jobs wake by themselves at random over a spread of this much per job parked on the endpoint
+ * (at least a renewal interval, at most WEBHOOK_TIMEOUT), so that about 1,000 / this of them look
+ * again in each second after a dead worker's lease expired, however many wait: enough to take its
+ * slot within a second, few enough that a hanging endpoint's parked jobs do not keep Redis busy.
+ */
+const PARK_SPREAD_PER_WAITER_MS = 20;
 /** A release tries this many waiters at most before giving up on waking one (stale ids). */
 const MAX_WAKE_TRIES = 5;
 /**
@@ -34,82 +39,6 @@ const RELEASE_EMA_WEIGHT = 0.2;
 const PACE_MEMORY_MS = 1_000;
 /** The most endpoints whose pace is remembered after their state is dropped (the oldest go first). */
 const MAX_REMEMBERED_PACES = 10_000;
-
-/**
- * Acquire: drop expired leases, then take a lease if fewer than `capacity` are live, on Redis's
- * clock so every worker agrees. A job that gets its slot is no longer a waiter.
- * Returns {1, 0} when acquired, {0, ms until the soonest lease expires} when full.
- */
-const ACQUIRE_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local capacity = tonumber(ARGV[1])
-local leaseMs = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) < capacity then
-  redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], leaseMs)
-  redis.call('LREM', KEYS[2], 0, ARGV[4])
-  return {1, 0}
-end
-local soonest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return {0, tonumber(soonest[2]) - now}
-`;
-
-/**
- * Park, run once the job already sits in the delayed set: if a slot freed meanwhile, say so (the
- * caller wakes the job itself); otherwise put the job on the waiter list. Being atomic with
- * RELEASE, no release can fall between "full" and "registered": a wake-up is never lost.
- */
-const PARK_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then return 1 end
-redis.call('LREM', KEYS[2], 0, ARGV[2])
-redis.call('RPUSH', KEYS[2], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
-return 0
-`;
-
-/**
- * Hand-over: a lease that passes from a finished job to a job of the same endpoint waiting in this
- * worker is renewed to a full lease period, unless jobs wait in Redis (parked, maybe by another
- * worker): then it is freed like RELEASE and the longest waiter is answered, so a worker that
- * keeps handing its leases over cannot keep the others' jobs parked for more than one lease period.
- * Returns {1} when renewed, {0, waiter or ''} when freed (or already expired and gone).
- */
-const HAND_OVER_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local leaseMs = tonumber(ARGV[2])
-if redis.call('LLEN', KEYS[2]) == 0 and redis.call('ZSCORE', KEYS[1], ARGV[1]) then
-  redis.call('ZADD', KEYS[1], now + leaseMs, ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], leaseMs)
-  return {1}
-end
-redis.call('ZREM', KEYS[1], ARGV[1])
-return {0, redis.call('LPOP', KEYS[2]) or ''}
-`;
-
-/** Release: free the lease and hand back the longest-waiting job to wake, if any. */
-const RELEASE_LUA = `
-if ARGV[1] ~= '' then redis.call('ZREM', KEYS[1], ARGV[1]) end
-return redis.call('LPOP', KEYS[2])
-`;
-
-type SlotsRedis = RedisClient & {
-  cpSlotAcquire(leases: string, waiters: string, ...args: (string | number)[]): Promise<[number, number]>;
-  cpSlotPark(leases: string, waiters: string, ...args: (string | number)[]): Promise<number>;
-  cpSlotRelease(leases: string, waiters: string, leaseId: string): Promise<string | null>;
-  cpSlotHandOver(leases: string, waiters: string, ...args: (string | number)[]): Promise<[number, string?]>;
-};
-
-/** A lease this worker holds; `validUntil` is a lower bound of its expiry on this process's clock. */
-interface Lease {
-  id: string;
-  validUntil: number;
-}
 
 /** A job of the endpoint waiting in its worker slot for a lease this worker will release. */
 interface LocalWaiter {
@@ -146,11 +75,13 @@ export type SlotWork = (sent: () => void) => Promise<void>;
 /**
  * Fairness between endpoints (docs/product-decisions.md#5-webhooks): at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT requests of
  * one endpoint run at once across every worker. The cap is a lease semaphore per endpoint in Redis
- * (a sorted set of lease ids scored by expiry, so a killed worker's slots free themselves). A job
- * that finds its endpoint full does not wait in its worker slot: it goes back to BullMQ's delayed
- * set and onto the endpoint's waiter list, and the next release promotes it; if nothing wakes it,
- * it wakes itself when the soonest lease would expire. A hanging receiver thus holds at most N
- * worker slots, and every other endpoint's jobs keep flowing through the rest.
+ * (a sorted set of lease ids scored by expiry). Leases are short (WEBHOOK_SLOT_LEASE) and this
+ * worker renews all it holds every WEBHOOK_SLOT_RENEW_INTERVAL, one script per endpoint in one
+ * round trip, so a killed worker's slots free themselves within a lease. A job that finds its
+ * endpoint full does not wait in its worker slot: it goes back to BullMQ's delayed set and onto the
+ * endpoint's waiter list, and the next release promotes it; if nothing wakes it, it wakes itself
+ * soon after the soonest lease would expire. A hanging receiver thus holds at most N worker slots,
+ * and every other endpoint's jobs keep flowing through the rest.
  *
  * The exception is an endpoint this worker is busy with and that answers quickly: its jobs beyond
  * the cap wait in their worker slots, in order, while this worker's own releases are expected to
@@ -159,6 +90,12 @@ export type SlotWork = (sent: () => void) => Promise<void>;
  * a job several Redis round trips and a second pass through BullMQ; a hand-over costs none, or
  * one renewal. A waiter that no release reached within LOCAL_WAIT_MS parks as above, so an
  * endpoint that slows down or hangs soon holds no more than its N slots again.
+ *
+ * A lease not renewed for a whole lease (Redis unreachable, the process stalled) may have been
+ * taken by another worker while its request still ran: the two requests then run side by side, one
+ * past the cap. The renewal that finds the lease gone reports it (a warning and
+ * `webhook_endpoint_slot_leases_lapsed_total`), and the lease is never handed over again. FIFO
+ * endpoints do not rely on these leases for their one-at-a-time rule (PostgreSQL's claim holds it).
  */
 @Injectable()
 export class EndpointSlots implements OnApplicationShutdown {
@@ -166,9 +103,11 @@ export class EndpointSlots implements OnApplicationShutdown {
   private readonly redis: SlotsRedis;
   private readonly capacity: number;
   private readonly leaseMs: number;
-  /** A lease is handed over as it is while it has this long left; past that it is renewed first. */
-  private readonly handOverMinMs: number;
+  private readonly renewIntervalMs: number;
+  /** The longest spread of a parked job's own wake-up (see PARK_SPREAD_PER_WAITER_MS). */
+  private readonly maxParkSpreadMs: number;
   private readonly keyPrefix: string;
+  private readonly renewal: SlotLeaseRenewal;
   private readonly endpoints = new Map<string, EndpointState>();
   /** The pace of endpoints whose state was dropped, and when (see PACE_MEMORY_MS). */
   private readonly paces = new Map<string, { releaseSpacingMs: number; droppedAt: number }>();
@@ -176,19 +115,31 @@ export class EndpointSlots implements OnApplicationShutdown {
   constructor(
     config: AppConfig,
     private readonly queue: DeliveryQueue,
+    metrics: WorkerMetrics,
   ) {
     this.capacity = config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT;
-    this.leaseMs = config.webhookTimeoutMs + LEASE_MARGIN_MS;
-    this.handOverMinMs = config.webhookTimeoutMs + LEASE_MARGIN_MS / 2;
+    this.leaseMs = config.webhookSlotLeaseMs;
+    this.renewIntervalMs = config.webhookSlotRenewIntervalMs;
+    this.maxParkSpreadMs = Math.max(this.renewIntervalMs, config.webhookTimeoutMs);
     this.keyPrefix = `${config.REDIS_KEY_PREFIX}:endpoint-slots`;
-    // its own connection: it waits out a Redis restart instead of failing the job; the scripts of
-    // every job that starts or ends in one turn of the event loop share one round trip
-    const redis = createRedisClient(config, 'endpoint-slots');
-    redis.defineCommand('cpSlotAcquire', { numberOfKeys: 2, lua: ACQUIRE_LUA });
-    redis.defineCommand('cpSlotPark', { numberOfKeys: 2, lua: PARK_LUA });
-    redis.defineCommand('cpSlotRelease', { numberOfKeys: 2, lua: RELEASE_LUA });
-    redis.defineCommand('cpSlotHandOver', { numberOfKeys: 2, lua: HAND_OVER_LUA });
-    this.redis = redis as SlotsRedis;
+    this.redis = slotsRedis(config);
+    this.renewal = new SlotLeaseRenewal(
+      this.redis,
+      this.leaseMs,
+      this.renewIntervalMs,
+      () => this.heldLeases(),
+      metrics,
+    );
+  }
+
+  /** One renewal round of every lease held here (SlotLeaseRenewal runs one per renewal interval). */
+  renewLeases(): Promise<void> {
+    return this.renewal.renew();
+  }
+
+  private *heldLeases(): Generator<[string, string, Iterable<Lease>]> {
+    for (const [endpointId, state] of this.endpoints)
+      if (state.held.size > 0) yield [this.keys(endpointId)[0], endpointId, state.held];
   }
 
   /**
@@ -217,26 +168,27 @@ export class EndpointSlots implements OnApplicationShutdown {
     };
     let lease: Lease | null = null;
     let soonestExpiryMs = 0;
+    let parked = 0;
     // jobs wait here already, or this worker holds every slot (Redis would only say "full"): when a
     // release here is expected soon the job waits for it without a round trip to Redis
     if (this.full(state) && this.mayWaitHere(state)) lease = await this.waitHere(state, start);
     else {
       // a slot is likely: this worker does not hold them all, so the early work overlaps the acquire
       if (state.held.size < this.capacity) start();
-      const [acquired, soonest] = await this.acquire(endpointId, jobId);
-      if (acquired) {
-        lease = acquired;
+      const acquired = await this.acquire(endpointId, jobId);
+      if (acquired.lease) {
+        lease = acquired.lease;
         state.held.add(lease);
         state.lastProgressAt = performance.now();
       } else {
-        soonestExpiryMs = soonest;
+        ({ soonestExpiryMs, parked } = acquired);
         if (this.mayWaitHere(state)) lease = await this.waitHere(state, start);
       }
     }
     if (!lease) {
       if (started) await early.undo();
       // a waiter no release reached: its fallback wake is not before this worker's soonest lease expires
-      await this.park(job, token, soonestExpiryMs || this.soonestExpiryHere(state));
+      await this.park(job, token, soonestExpiryMs || this.soonestExpiryHere(state), parked);
       throw new DelayedError();
     }
     start();
@@ -253,7 +205,7 @@ export class EndpointSlots implements OnApplicationShutdown {
     // jobs of this endpoint already wait here: the newcomer must not pass them
     if (this.full(state)) return this.forget(endpointId, state);
     early.start();
-    const [lease] = await this.acquire(endpointId, '');
+    const { lease } = await this.acquire(endpointId, '');
     if (!lease) {
       await early.undo();
       return this.forget(endpointId, state);
@@ -287,12 +239,18 @@ export class EndpointSlots implements OnApplicationShutdown {
     return false;
   }
 
-  /** Takes a lease in Redis: [the lease, 0], or [null, ms until the soonest lease expires] when full. */
-  private async acquire(endpointId: string, jobId: string): Promise<[Lease | null, number]> {
+  /**
+   * Takes a lease in Redis (renewed from now on until it is released), or says when full how soon
+   * the soonest lease expires and how many jobs are parked on the endpoint.
+   */
+  private async acquire(
+    endpointId: string,
+    jobId: string,
+  ): Promise<{ lease: Lease } | { lease?: undefined; soonestExpiryMs: number; parked: number }> {
     const requested = performance.now();
     const leaseId = randomUUID();
     const [leases, waiters] = this.keys(endpointId);
-    const [acquired, soonest] = await this.redis.cpSlotAcquire(
+    const [acquired, soonestExpiryMs, parked] = await this.redis.cpSlotAcquire(
       leases,
       waiters,
       this.capacity,
@@ -300,7 +258,10 @@ export class EndpointSlots implements OnApplicationShutdown {
       leaseId,
       jobId,
     );
-    return acquired ? [{ id: leaseId, validUntil: requested + this.leaseMs }, 0] : [null, soonest];
+    if (!acquired) return { soonestExpiryMs, parked };
+    this.renewal.start();
+    const lease = { id: leaseId, validUntil: requested + this.leaseMs, checkedAt: requested };
+    return { lease: { ...lease, lapsed: false, releasing: false } };
   }
 
   /** Runs `work` with the lease, released once `work` calls `sent()` or ends. */
@@ -376,19 +337,33 @@ export class EndpointSlots implements OnApplicationShutdown {
     return state;
   }
 
-  private async park(job: Job<DeliveryJobData>, token: string | undefined, soonestExpiryMs: number) {
+  /**
+   * `parked`: how many jobs were parked on the endpoint when it was found full (0 when unknown).
+   * A release wakes it (see PARK_LUA); its own timer covers a holder that died (its lease expires)
+   * or a lost wake: soon after the soonest lease's expiry, spread (PARK_SPREAD_PER_WAITER_MS) so
+   * that a slow endpoint's parked jobs do not all wake at once. With few parked, each looks again
+   * within a renewal interval of a dead holder's expiry.
+   */
+  private async park(
+    job: Job<DeliveryJobData>,
+    token: string | undefined,
+    soonestExpiryMs: number,
+    parked: number,
+  ) {
     const [leases, waiters] = this.keys(job.data.endpointId);
-    // A release wakes it (see PARK_LUA); this timer only covers a holder that died (its lease
-    // expires) or a lost wake. Spread over a whole lease period so that the parked jobs of a
-    // slow endpoint do not all wake at once.
-    const fallbackMs = Math.max(soonestExpiryMs, MIN_PARK_MS) + Math.random() * this.leaseMs;
+    const spreadMs = Math.min(
+      this.maxParkSpreadMs,
+      Math.max(this.renewIntervalMs, parked * PARK_SPREAD_PER_WAITER_MS),
+    );
+    const fallbackMs = Math.max(soonestExpiryMs, MIN_PARK_MS) + Math.random() * spreadMs;
     await job.moveToDelayed(Date.now() + Math.round(fallbackMs), token);
     const slotFreed = await this.redis.cpSlotPark(
       leases,
       waiters,
       this.capacity,
       job.id ?? '',
-      this.leaseMs * 2,
+      // the list outlives the longest fallback of a job on it
+      2 * (this.leaseMs + this.maxParkSpreadMs),
     );
     if (slotFreed) await this.wake(job.id ?? '');
   }
@@ -408,12 +383,17 @@ export class EndpointSlots implements OnApplicationShutdown {
     const [leases, waiters] = this.keys(endpointId);
     try {
       const waiter = state.waiters.shift();
-      if (waiter && lease.validUntil - now >= this.handOverMinMs) return waiter.take(lease);
+      if (waiter && this.mayHandOverHere(lease, now)) return waiter.take(lease);
+      lease.releasing = true;
       if (waiter) {
         const requested = performance.now();
         const [renewed, parked] = await this.redis.cpSlotHandOver(leases, waiters, lease.id, this.leaseMs);
         if (renewed) {
-          lease.validUntil = requested + this.leaseMs;
+          Object.assign(lease, {
+            validUntil: requested + this.leaseMs,
+            checkedAt: requested,
+            releasing: false,
+          });
           return waiter.take(lease);
         }
         state.held.delete(lease);
@@ -429,6 +409,16 @@ export class EndpointSlots implements OnApplicationShutdown {
       // the lease then expires by itself; parked jobs wake on their own timer
       this.logger.warn({ err, endpointId }, 'could not release an endpoint slot');
     }
+  }
+
+  /**
+   * A lease passes to a job waiting here without Redis while Redis looked for parked jobs within
+   * the last lease (HAND_OVER_LUA gives it to them instead), its renewals keep up, and none was lost.
+   */
+  private mayHandOverHere(lease: Lease, now: number): boolean {
+    return (
+      !lease.lapsed && now - lease.checkedAt < this.leaseMs && lease.validUntil - now > this.renewIntervalMs
+    );
   }
 
   /** Wakes `first`, or the next waiter in Redis when that id is stale (the job woke by itself). */
@@ -457,6 +447,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.renewal.stop();
     await closeRedisClient(this.redis);
   }
 }

@@ -37,6 +37,7 @@ export class WorkerMetrics {
   private readonly attempts: Counter<'outcome' | 'event_type'>;
   private readonly latency: Histogram<'attempt'>;
   private readonly heldBackSends: Counter<'reason'>;
+  private readonly lapsedSlotLeases: Counter;
 
   constructor(
     { registry }: MetricsRegistry,
@@ -68,6 +69,12 @@ export class WorkerMetrics {
       name: 'webhook_deliveries_held_back_total',
       help: 'Delivery attempts made to wait instead of being sent (not failures), by reason: rate_limit',
       labelNames: ['reason'],
+      registers,
+    });
+
+    this.lapsedSlotLeases = new Counter({
+      name: 'webhook_endpoint_slot_leases_lapsed_total',
+      help: 'Endpoint slot leases found gone while their request ran (not renewed within WEBHOOK_SLOT_LEASE): the endpoint may have had one request more than its cap in flight',
       registers,
     });
 
@@ -153,6 +160,11 @@ export class WorkerMetrics {
   /** An attempt waits instead of being sent: its endpoint's rate limit held it back. */
   heldBack(reason: 'rate_limit'): void {
     this.heldBackSends.inc({ reason });
+  }
+
+  /** A renewal found an endpoint slot's lease gone while its request ran (EndpointSlots). */
+  slotLeaseLapsed(): void {
+    this.lapsedSlotLeases.inc();
   }
 
   /** One call from the processor when an attempt has been sent and recorded. */
