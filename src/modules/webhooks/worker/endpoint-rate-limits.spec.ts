@@ -1,6 +1,7 @@
 import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../../../config/app-config';
+import { longestSendMs } from '../core/delivery-settings';
 import { EndpointRateLimits, RATE_WINDOW_MS, UNENDED_START_MARGIN_MS } from './endpoint-rate-limits';
 
 /**
@@ -30,7 +31,7 @@ describe('EndpointRateLimits', () => {
     expect(startId).toBeDefined();
     const bound = Number(await redis.zscore(logKey(endpointId), startId!));
     expect(bound).toBeGreaterThanOrEqual(
-      Math.floor(before) + config.webhookTimeoutMs + UNENDED_START_MARGIN_MS,
+      Math.floor(before) + longestSendMs(config) + UNENDED_START_MARGIN_MS,
     );
 
     // a send in flight fills the window: the next one waits, about a window from now (its end is
