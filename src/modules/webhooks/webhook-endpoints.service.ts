@@ -14,6 +14,7 @@ import {
   maskHeaderValue,
   SealedHeaders,
 } from './core/secrets/endpoint-headers';
+import { compileFilter, type FilterDocument, FilterProblem } from './core/filter/event-filter';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
 import type {
   CreatedWebhookDto,
@@ -68,6 +69,7 @@ export class WebhookEndpointsService {
   async create(communityId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const url = await this.validUrl(dto.url);
     const customHeaders = this.secrets.sealHeaders(validHeaders(dto.headers ?? {}));
+    const filter = validFilter(dto.filter);
     return this.prisma.$transaction(async (tx) => {
       // The cap bounds one event's fan-out; the count is taken under a lock on the community row.
       const cap = this.config.WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY;
@@ -83,6 +85,7 @@ export class WebhookEndpointsService {
         customHeaders,
         rateLimit: dto.rateLimit ?? null,
         ordering: dto.ordering,
+        filter: filter ?? null,
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
       return { ...this.view(endpoint), secret };
@@ -97,6 +100,7 @@ export class WebhookEndpointsService {
   async update(communityId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     const url = dto.url === undefined ? undefined : await this.validUrl(dto.url);
     if (dto.headers !== undefined) validHeaders(dto.headers);
+    const filter = validFilter(dto.filter);
     const updated = await this.prisma.$transaction(async (tx) => {
       const current = await this.store.find(communityId, id, tx);
       if (!current) throw Errors.notFound('Webhook endpoint');
@@ -108,6 +112,7 @@ export class WebhookEndpointsService {
         isActive: dto.isActive,
         rateLimit: dto.rateLimit,
         ordering: dto.ordering,
+        filter,
         customHeaders:
           dto.headers === undefined
             ? undefined
@@ -124,14 +129,20 @@ export class WebhookEndpointsService {
   }
 
   /** The endpoint as reads show it: its sealed headers become names with masked values. */
-  private view<T extends { customHeaders: unknown; ordering: string }>(
+  private view<T extends { customHeaders: unknown; ordering: string; filter: unknown }>(
     endpoint: T,
-  ): Omit<T, 'customHeaders' | 'ordering'> & { headers: CustomHeaders; ordering: EndpointOrdering } {
-    const { customHeaders, ordering, ...rest } = endpoint;
+  ): Omit<T, 'customHeaders' | 'ordering' | 'filter'> & {
+    headers: CustomHeaders;
+    ordering: EndpointOrdering;
+    filter: FilterDocument | null;
+  } {
+    const { customHeaders, ordering, filter, ...rest } = endpoint;
     return {
       ...rest,
       // the column's CHECK constraint allows these values only
       ordering: ordering as EndpointOrdering,
+      // written only after compileFilter accepted it
+      filter: (filter ?? null) as FilterDocument | null,
       headers: this.secrets.maskedHeaders(customHeaders as SealedHeaders | null),
     };
   }
@@ -178,6 +189,21 @@ export class WebhookEndpointsService {
     );
     return lifted ? ' (for a local receiver in development, set WEBHOOK_ALLOW_INSECURE_TARGETS=true)' : '';
   }
+}
+
+/**
+ * The filter as sent (undefined: not sent; null: none), or 400 naming the first bad node's path as
+ * the field (docs/api.md#content-filters). Compiling is the validation: the API keeps no matcher.
+ */
+function validFilter(filter: FilterDocument | null | undefined): FilterDocument | null | undefined {
+  if (filter === undefined || filter === null) return filter;
+  try {
+    compileFilter(filter);
+  } catch (err) {
+    if (err instanceof FilterProblem) throw Errors.badRequest(err.message, err.path);
+    throw err;
+  }
+  return filter;
 }
 
 /** The headers as sent, or 400 naming every rule they break (docs/api.md#webhooks). */

@@ -29,6 +29,8 @@ import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/op
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
 import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_BYTES } from '../core/secrets/endpoint-headers';
 import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
+import type { FilterDocument } from '../core/filter/event-filter';
+import { FilterField } from './webhook-filter.schema';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -69,6 +71,10 @@ function OrderingField(description: string): PropertyDecorator {
     IsIn(ENDPOINT_ORDERINGS, { message: `ordering must be one of: ${ENDPOINT_ORDERINGS.join(', ')}` }),
   );
 }
+
+const FILTER_RULES =
+  'only the subscribed events whose delivered body matches this filter are sent: the others are not attempted, ' +
+  'logged nor counted as missed (the test route ignores it). null: every subscribed event';
 
 /** What recover re-sends: events whose latest attempt failed, events a paused or disabled endpoint missed. */
 export const RECOVER_INCLUDES = ['failed', 'missed'] as const;
@@ -207,6 +213,9 @@ export class CreateWebhookDto extends TenantBodyDto {
 
   @OrderingField(`${ORDERING_RULES}; default: "unordered"`)
   ordering?: EndpointOrdering;
+
+  @FilterField(`${FILTER_RULES}; default: null`)
+  filter?: FilterDocument | null;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
@@ -246,6 +255,9 @@ export class UpdateWebhookDto extends TenantBodyDto {
 
   @OrderingField(`${ORDERING_RULES}. Safe to switch at any time: nothing queued is lost or sent twice`)
   ordering?: EndpointOrdering;
+
+  @FilterField(`${FILTER_RULES}; null removes it. Applies to events relayed after the change`)
+  filter?: FilterDocument | null;
 }
 
 /**

@@ -4,6 +4,8 @@ import { ErrorBodyDto } from '../../../common/http/api-docs';
 import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalog';
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
 import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
+import type { FilterDocument } from '../core/filter/event-filter';
+import { FilterReadField } from './webhook-filter.schema';
 
 /** A webhook endpoint as every read route shows it: never its secret. */
 export class WebhookDto {
@@ -37,6 +39,8 @@ export class WebhookDto {
   /** "fifo": one delivery in flight at a time, in commit order; "unordered": in parallel */
   @ApiProperty({ enum: ENDPOINT_ORDERINGS })
   ordering: EndpointOrdering;
+  @FilterReadField()
+  filter: FilterDocument | null;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -10,7 +10,7 @@ describe('OutboxRelay idle wait', () => {
   function idleRelay(): Waiting {
     const config = loadConfig({ ...process.env, OUTBOX_POLL_INTERVAL: '1h' }).config;
     // the wait touches neither the database nor Redis: only the wake-up path is under test
-    const relay = new OutboxRelay(null!, null!, {} as OutboxWakeups, config);
+    const relay = new OutboxRelay(null!, null!, {} as OutboxWakeups, config, null!);
     const waiting = relay as unknown as Waiting;
     waiting.running = true;
     return waiting;
