@@ -212,7 +212,10 @@ class Compiler {
     this.enter(path, depth);
     operand.forEach((item, i) => {
       if (i >= FILTER_LIMITS.listItems)
-        throw new FilterProblem(`${path}[${i}]`, `${path} lists more than ${FILTER_LIMITS.listItems} values`);
+        throw new FilterProblem(
+          `${path}[${i}]`,
+          `${path}[${i}] is one value too many: ${path} lists at most ${FILTER_LIMITS.listItems}`,
+        );
       if (!isLiteral(item))
         throw new FilterProblem(
           `${path}[${i}]`,
