@@ -63,7 +63,9 @@ export const WEBHOOK_FILTER_SCHEMAS: Record<string, SchemaObject> = {
     },
     additionalProperties: {
       description:
-        "a field's condition: a literal (equality), an object of operators, or a filter of the nested object",
+        "a field's condition: a literal (equality), an object of operators, or a filter of the nested object. " +
+        '(A list of filters is the value of $and and $or only: it is listed here so that generated types, ' +
+        'which read this as the type of every key, admit them; a field given a list is refused.)',
       nullable: true,
       anyOf: [
         { type: 'string' },
@@ -71,6 +73,7 @@ export const WEBHOOK_FILTER_SCHEMAS: Record<string, SchemaObject> = {
         { type: 'boolean' },
         ref(OPERATORS_SCHEMA),
         ref(WEBHOOK_FILTER_SCHEMA),
+        { type: 'array', items: ref(WEBHOOK_FILTER_SCHEMA) },
       ],
     },
     example: EXAMPLE_FILTER,
