@@ -994,13 +994,13 @@ WebhookFilterOperators = TypedDict(
     "WebhookFilterOperators",
     {
         #: equal to this literal
-        "$eq": Optional[Any],
+        "$eq": Any,
         #: not equal (also true when the field is absent)
-        "$neq": Optional[Any],
+        "$neq": Any,
         #: equal to one of these
-        "$in": List[Optional[Any]],
+        "$in": List[Any],
         #: equal to none of these (also true when the field is absent)
-        "$nin": List[Optional[Any]],
+        "$nin": List[Any],
         #: greater than: a number, or an ISO-8601 instant compared as one (a date-time needs its
         #: offset)
         "$gt": Any,

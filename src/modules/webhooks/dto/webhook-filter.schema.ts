@@ -16,9 +16,9 @@ export const WEBHOOK_FILTER_SCHEMA = 'WebhookFilter';
 const OPERATORS_SCHEMA = 'WebhookFilterOperators';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+// null rides on the string branch: OpenAPI 3.0 has no null type, and `nullable` needs a `type` beside it
 const literal: SchemaObject = {
-  nullable: true,
-  anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+  anyOf: [{ type: 'string', nullable: true }, { type: 'number' }, { type: 'boolean' }],
 };
 const literals = (description: string): SchemaObject => ({
   type: 'array',
@@ -66,9 +66,8 @@ export const WEBHOOK_FILTER_SCHEMAS: Record<string, SchemaObject> = {
         "a field's condition: a literal (equality), an object of operators, or a filter of the nested object. " +
         '(A list of filters is the value of $and and $or only: it is listed here so that generated types, ' +
         'which read this as the type of every key, admit them; a field given a list is refused.)',
-      nullable: true,
       anyOf: [
-        { type: 'string' },
+        { type: 'string', nullable: true },
         { type: 'number' },
         { type: 'boolean' },
         ref(OPERATORS_SCHEMA),
