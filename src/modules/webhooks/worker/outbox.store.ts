@@ -118,9 +118,9 @@ export class WorkerOutboxStore {
    *    already has its row keeps it), and marks the kept rows relayed, in the same commit;
    * 5. records each kept row as missed by the community's endpoints subscribed to its type that are
    *    paused or auto-disabled and whose filter lets it through (`webhook_missed_events`, the same
-   *    subject rule), for recover's
-   *    `missed` (docs/product-decisions.md#5-webhooks, "Recover"). Kept apart from the fan-out: it
-   *    does not count toward `attempts` and writes nothing when every subscriber takes deliveries.
+   *    subject rule), for recover's `missed` (docs/product-decisions.md#5-webhooks, "Recover"). Kept
+   *    apart from the fan-out: it does not count toward `attempts` and writes nothing when every
+   *    subscriber takes deliveries.
    *
    * 6. writes the first `claims` of those attempts on unordered endpoints not in `notClaimedFor` (in
    *    the order of the events, then of their endpoints) already claimed, `started_at = now()`, and returns them with
