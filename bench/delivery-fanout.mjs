@@ -10,6 +10,11 @@
 // Setup: see bench/lib/delivery-harness.mjs.
 //
 //   node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (1000)
+//
+//   BENCH_FILTERS=1 node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (10), BENCH_EVENTS (2000)
+//
+// measures the relay with content filters instead (no floor): 10 endpoints without a filter, then each
+// with a 20-node filter every event matches, BENCH_EVENTS events each (bench/lib/relay-filters.mjs).
 import { performance } from 'node:perf_hooks';
 import {
   benchEnvironment,
@@ -21,6 +26,12 @@ import {
   until,
 } from './lib/delivery-harness.mjs';
 import { ratio, runFloor } from './lib/floor.mjs';
+import { relayWithFilters } from './lib/relay-filters.mjs';
+
+if (process.env.BENCH_FILTERS === '1') {
+  await relayWithFilters();
+  process.exit(0);
+}
 
 const ENDPOINTS = Number(process.env.BENCH_ENDPOINTS ?? 1_000);
 

@@ -34,6 +34,11 @@ export class EndpointFilters {
 
   constructor(private readonly endpoints: WebhookEndpointsStore) {}
 
+  /** How many events the carried decisions are for. */
+  carriedEvents(): number {
+    return this.carried.size;
+  }
+
   /** The decisions to pass to the next relay statement. */
   decisions(): FilterDecision[] {
     return [...this.carried.values()].flat();

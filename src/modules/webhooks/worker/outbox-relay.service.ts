@@ -102,7 +102,9 @@ export class OutboxRelay {
     // the attempts this worker has room for are written claimed, and run here at once: no claim
     // statement, no queue round trip between the relay and their send
     const batch = await this.outbox.relayOutboxBatch({
-      rows: RELAY_BATCH_SIZE,
+      // past the events decided for it, the statement locks a batch more, whose undecided events it
+      // reports: the next statement takes them, and a burst costs one statement per batch, not two
+      rows: RELAY_BATCH_SIZE + Math.min(this.filters.carriedEvents(), RELAY_BATCH_SIZE),
       attempts: RELAY_MAX_JOBS_PER_BATCH,
       claims: this.local?.room() ?? 0,
       notClaimedFor: this.local?.endpointsWithoutFreeSlot() ?? [],
