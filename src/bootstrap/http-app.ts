@@ -35,6 +35,7 @@ import { looksLikeApiKey } from '../modules/auth/api-key-format';
 import { IdempotencyService } from '../modules/idempotency/idempotency.service';
 import type { AppRequest } from '../common/http/request-context';
 import { addEventSchemas } from '../modules/events/event-schemas';
+import { addWebhookFilterSchemas } from '../modules/webhooks/dto/webhook-filter.schema';
 import { completeOpenApiDocument, inputClassesOf } from './openapi-document';
 import { servePortal } from './portal-static';
 import { traceWriteRequests } from '../tracing/request-span';
@@ -231,7 +232,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_AUTH)
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, API_KEY_AUTH)
     .build();
-  const document = addEventSchemas(SwaggerModule.createDocument(app, config));
+  const document = addWebhookFilterSchemas(addEventSchemas(SwaggerModule.createDocument(app, config)));
   return completeOpenApiDocument(addValidationLimits(document, inputClassesOf(app)));
 }
 

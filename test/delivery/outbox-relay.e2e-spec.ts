@@ -61,6 +61,10 @@ describe('outbox relay statement', () => {
       data: { communityId, endpointId, messageId, eventType: 'tweet.created', attempt: 1, status },
     });
 
+  /** The events one statement relayed (none of these tests' endpoints has a filter: none is left undecided). */
+  const relay = async (on: WorkerOutboxStore, limits: RelayLimits) =>
+    (await on.relayOutboxBatch(limits)).relayed;
+
   /** The store on a pool of one connection: a statement after the relay runs where the relay ran. */
   const storeOnOneConnection = (pool: Pool) =>
     new WorkerOutboxStore({ pool, statementName: (name: string) => name } as unknown as PrismaService);
@@ -88,7 +92,7 @@ describe('outbox relay statement', () => {
     const [event] = await events(community.id, 1, 'tweet.created', 'req-relay-1');
     const [unheard] = await events(community.id, 1, 'member.joined');
 
-    const relayed = await store.relayOutboxBatch(WIDE);
+    const relayed = await relay(store, WIDE);
 
     expect(relayed.map((e) => [e.messageId, e.endpointIds])).toEqual([
       [event, [first.id, second.id]],
@@ -111,7 +115,7 @@ describe('outbox relay statement', () => {
       expect(await api.prisma.webhookDelivery.count({ where: { endpointId: skipped.id } })).toBe(0);
     expect((await relayedIds([event, unheard])).sort()).toEqual([event, unheard].sort());
     // relayed rows are never taken again
-    expect(await store.relayOutboxBatch(WIDE)).toEqual([]);
+    expect(await relay(store, WIDE)).toEqual([]);
   });
 
   it("commits without waiting for the WAL flush in its own transaction only, never on the connection's later writes", async () => {
@@ -122,7 +126,7 @@ describe('outbox relay statement', () => {
     const pool = new Pool({ connectionString: db.url, max: 1 });
     try {
       const oneConnection = storeOnOneConnection(pool);
-      expect((await oneConnection.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([event]);
+      expect((await relay(oneConnection, WIDE)).map((e) => e.messageId)).toEqual([event]);
       const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
       expect(rows[0].synchronous_commit).toBe('on');
       expect(await relayedIds([event])).toEqual([event]);
@@ -159,7 +163,7 @@ describe('outbox relay statement', () => {
     });
     const ids = await events(community.id, 2, 'tweet.created', 'req-relay-claims');
 
-    const relayed = await store.relayOutboxBatch({ ...WIDE, claims: 3 });
+    const relayed = await relay(store, { ...WIDE, claims: 3 });
 
     // the FIFO endpoint's attempts are never claimed here (its head is claimed in queue order)
     expect(relayed.map((e) => e.claims.map((c) => c.endpointId))).toEqual([
@@ -203,7 +207,7 @@ describe('outbox relay statement', () => {
     const free = await endpoint(community.id, ['tweet.created']);
     const ids = await events(community.id, 2);
 
-    const relayed = await store.relayOutboxBatch({ ...WIDE, claims: 2, notClaimedFor: [full.id] });
+    const relayed = await relay(store, { ...WIDE, claims: 2, notClaimedFor: [full.id] });
 
     expect(relayed.map((e) => e.claims.map((c) => c.endpointId))).toEqual([[free.id], [free.id]]);
     const claimedRows = await api.prisma.webhookDelivery.findMany({
@@ -218,7 +222,7 @@ describe('outbox relay statement', () => {
     const [event] = await events(community.id, 1);
     await attemptRow(community.id, target.id, event);
 
-    const [relayed] = await store.relayOutboxBatch({ ...WIDE, claims: 5 });
+    const [relayed] = await relay(store, { ...WIDE, claims: 5 });
 
     expect(relayed.claims).toEqual([]);
     const [row] = await api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
@@ -235,7 +239,7 @@ describe('outbox relay statement', () => {
       await events(community.id, 1);
       await pool.query('BEGIN');
       try {
-        const relayed = await oneConnection.relayOutboxBatch({ ...WIDE, claims });
+        const relayed = await relay(oneConnection, { ...WIDE, claims });
         const { rows } = await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
         return { claimed: relayed.flatMap((e) => e.claims).length, mode: rows[0].synchronous_commit };
       } finally {
@@ -256,7 +260,7 @@ describe('outbox relay statement', () => {
     const [event] = await events(community.id, 1);
     const existing = await attemptRow(community.id, target.id, event, 'SUCCESS');
 
-    const relayed = await store.relayOutboxBatch(WIDE);
+    const relayed = await relay(store, WIDE);
 
     expect(relayed.map((e) => e.endpointIds)).toEqual([[target.id]]);
     const rows = await api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
@@ -269,20 +273,20 @@ describe('outbox relay statement', () => {
     const ids = await events(community.id, 6);
 
     // 3 attempts per event: 3 + 3 fit in 7, a third event would make 9
-    expect(
-      (await store.relayOutboxBatch({ rows: 200, attempts: 7, claims: 0 })).map((e) => e.messageId),
-    ).toEqual(ids.slice(0, 2));
+    expect((await relay(store, { rows: 200, attempts: 7, claims: 0 })).map((e) => e.messageId)).toEqual(
+      ids.slice(0, 2),
+    );
     expect(await relayedIds(ids)).toEqual(ids.slice(0, 2));
     // one event alone is wider than the budget: it is still taken, alone
-    expect(
-      (await store.relayOutboxBatch({ rows: 200, attempts: 2, claims: 0 })).map((e) => e.messageId),
-    ).toEqual([ids[2]]);
+    expect((await relay(store, { rows: 200, attempts: 2, claims: 0 })).map((e) => e.messageId)).toEqual([
+      ids[2],
+    ]);
     // the row lock bounds the batch below the budget
-    expect(
-      (await store.relayOutboxBatch({ rows: 2, attempts: 5_000, claims: 0 })).map((e) => e.messageId),
-    ).toEqual(ids.slice(3, 5));
+    expect((await relay(store, { rows: 2, attempts: 5_000, claims: 0 })).map((e) => e.messageId)).toEqual(
+      ids.slice(3, 5),
+    );
     expect(await api.prisma.webhookDelivery.count({ where: { messageId: { in: ids } } })).toBe(15);
-    expect((await store.relayOutboxBatch(WIDE)).map((e) => e.messageId)).toEqual([ids[5]]);
+    expect((await relay(store, WIDE)).map((e) => e.messageId)).toEqual([ids[5]]);
   });
 
   it('relays every event exactly once when several relays run at the same time', async () => {
@@ -306,7 +310,7 @@ describe('outbox relay statement', () => {
       Array.from({ length: 8 }, async () => {
         const mine: string[] = [];
         for (;;) {
-          const batch = await store.relayOutboxBatch({ rows: 10, attempts: 5_000, claims: 0 });
+          const batch = await relay(store, { rows: 10, attempts: 5_000, claims: 0 });
           if (batch.length === 0) return mine;
           mine.push(...batch.map((e) => e.messageId));
         }

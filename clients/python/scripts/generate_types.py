@@ -75,10 +75,18 @@ def enum_names(document, table):
     return named
 
 
+def is_open_object(schema):
+    """An object with named properties that also takes any other key (a schema of its own for their
+    values): no TypedDict admits the other keys, so its type is a plain dict (``WebhookFilter``'s
+    field names beside ``$and``, ``$or``, ``$not``)."""
+    return bool(schema.get("properties")) and isinstance(schema.get("additionalProperties"), dict)
+
+
 class Writer(generate_events.Writer):
     """events.py's writer, with what the resources' schemas add: ``$ref``s to other schemas (the
     referenced class is written first), ``allOf`` of one ``$ref`` (a described or nullable reference),
-    maps (``additionalProperties``), named enums and the properties' descriptions as comments."""
+    maps (``additionalProperties``), open objects (a ``Dict`` alias), keys that are no Python names
+    (the functional ``TypedDict`` form), named enums and the properties' descriptions as comments."""
 
     def __init__(self, document, enums):
         super().__init__()
@@ -89,8 +97,25 @@ class Writer(generate_events.Writer):
     def schema_class(self, schema_name):
         if schema_name not in self.written:
             self.written[schema_name] = class_name(schema_name)
-            self.typed_dict(self.schemas[schema_name], class_name(schema_name))
+            schema = self.schemas[schema_name]
+            if is_open_object(schema):
+                self.alias(schema, class_name(schema_name), "Dict[str, Any]")
+            else:
+                self.typed_dict(schema, class_name(schema_name))
         return self.written[schema_name]
+
+    def alias(self, schema, name, annotation):
+        lines = self.comment(schema.get("description"), "")
+        self.blocks.append("\n".join(lines + ["{} = {}".format(name, annotation)]))
+        return name
+
+    @staticmethod
+    def comment(description, indent):
+        if not description:
+            return []
+        text = " ".join(description.split())
+        prefix = indent + "#: "
+        return textwrap.wrap(text, 100, initial_indent=prefix, subsequent_indent=prefix, break_on_hyphens=False)
 
     def type_of(self, schema, name):
         annotation = None
@@ -109,6 +134,8 @@ class Writer(generate_events.Writer):
         return "Optional[{}]".format(annotation) if schema.get("nullable") else annotation
 
     def typed_dict(self, schema, name):
+        if not all(key.isidentifier() for key in schema["properties"]):
+            return self.functional_typed_dict(schema, name)
         super().typed_dict(schema, name)
         # Each described property gets its description as a ``#:`` comment (shown by editors and Sphinx).
         described = {key: value.get("description") for key, value in schema["properties"].items()}
@@ -120,6 +147,25 @@ class Writer(generate_events.Writer):
                 lines += textwrap.wrap(text, 96, initial_indent="    #: ", subsequent_indent="    #: ", break_on_hyphens=False)
             lines.append(line)
         self.blocks[-1] = "\n".join(lines)
+        return name
+
+
+    def functional_typed_dict(self, schema, name):
+        """A TypedDict whose keys are no Python names (``$eq``): the functional form, every key optional
+        (a schema that requires such a key is not supported)."""
+        if schema.get("required"):
+            raise ValueError("{}: required keys that are no Python names are not supported".format(name))
+        lines = self.comment(schema.get("description"), "")
+        lines.append("{} = TypedDict(".format(name))
+        lines.append('    "{}",'.format(name))
+        lines.append("    {")
+        for key, value in schema["properties"].items():
+            lines += self.comment(value.get("description"), "        ")
+            lines.append("        {}: {},".format(json.dumps(key), self.type_of(value, name + generate_events.pascal(key.lstrip("$")))))
+        lines.append("    },")
+        lines.append("    total=False,")
+        lines.append(")")
+        self.blocks.append("\n".join(lines))
         return name
 
 

@@ -1,4 +1,5 @@
 import unittest
+from typing import Any, Dict
 
 from community_platform import types
 
@@ -73,12 +74,24 @@ class GeneratedTypes(unittest.TestCase):
         self.assertIn("LoginDto", used)  # a request body
         self.assertIn("TxtRecordDto", used)  # only referred to by another schema
         self.assertFalse([name for name in used if name.startswith("WebhookEvent.")])
+        self.assertIn("WebhookFilter", used)  # an open object: a dict of any keys
         for name in used:
             with self.subTest(schema=name):
                 typed = getattr(types_generated, name[: -len("Dto")] if name.endswith("Dto") else name)
+                if generator().generate_types.is_open_object(schemas[name]):
+                    self.assertEqual(typed, Dict[str, Any])
+                    continue
                 required = set(schemas[name].get("required", []))
                 self.assertEqual(typed.__required_keys__, required)
                 self.assertEqual(typed.__optional_keys__, set(schemas[name]["properties"]) - required)
+
+    def test_keys_that_are_no_python_names_keep_their_spelling(self):
+        from community_platform import types_generated as g
+
+        # the filter's operators: the functional TypedDict form, every key optional
+        self.assertTrue(g.WebhookFilterOperators.__optional_keys__ >= {"$eq", "$in", "$startsWith"})
+        self.assertEqual(g.WebhookFilterOperators.__annotations__["$exists"], bool)
+        self.assertIn("WebhookFilter", types.__all__)
 
     def test_openapi_types_map_to_typing(self):
         from typing import Any, Dict, List, Literal, Optional

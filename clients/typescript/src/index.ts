@@ -8,6 +8,7 @@ export {
   type IdempotencyOptions,
   type RetryInfo,
 } from './http.js';
+export { eventFilter, type DataFilter, type FieldCondition, type FieldOperators } from './filters.js';
 export { Paginated, type Page } from './paginate.js';
 export {
   verifyWebhook,

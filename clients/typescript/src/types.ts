@@ -63,6 +63,14 @@ export type Webhook = Schemas['WebhookDto'];
 export type CreatedWebhook = Schemas['CreatedWebhookDto'];
 export type Delivery = Schemas['DeliveryDto'];
 export type DeliveryStatus = Delivery['status'];
+/**
+ * An endpoint's content filter (`filter` on create, PATCH and every read; `null` there: every subscribed
+ * event), matched against the delivered body's `type`, `timestamp` and `data`. `eventFilter` builds one
+ * typed against an event's payload.
+ */
+export type WebhookFilter = Schemas['WebhookFilter'];
+/** The operators of one field's condition in a filter. */
+export type WebhookFilterOperators = Schemas['WebhookFilterOperators'];
 /** What recover sends again: `'failed'` attempts, events `'missed'` while the endpoint was paused or disabled. */
 export type RecoverInclude = NonNullable<Schemas['RecoverDeliveriesDto']['include']>[number];
 export type ErrorBody = Schemas['ErrorBodyDto'];

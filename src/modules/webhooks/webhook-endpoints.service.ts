@@ -15,6 +15,7 @@ import {
   maskHeaderValue,
   SealedHeaders,
 } from './core/secrets/endpoint-headers';
+import { compileFilter, type FilterDocument, FilterProblem } from './core/filter/event-filter';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
 import type {
   CreatedWebhookDto,
@@ -69,6 +70,7 @@ export class WebhookEndpointsService {
   async create(communityId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const url = await this.validUrl(dto.url);
     const customHeaders = this.secrets.sealHeaders(validHeaders(dto.headers ?? {}));
+    const filter = validFilter(dto.filter);
     return this.prisma.$transaction(async (tx) => {
       // The cap bounds one event's fan-out; the count is taken under a lock on the community row.
       const cap = this.config.WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY;
@@ -86,6 +88,7 @@ export class WebhookEndpointsService {
         ordering: dto.ordering,
         retryScheduleMs: storedSchedule(dto.retrySchedule) ?? [],
         timeoutMs: dto.timeoutMs ?? null,
+        filter: filter ?? null,
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
       return { ...this.view(endpoint), secret };
@@ -99,6 +102,7 @@ export class WebhookEndpointsService {
    */
   async update(communityId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
     const url = dto.url === undefined ? undefined : await this.validUrl(dto.url);
+    const filter = validFilter(dto.filter);
     const updated = await this.prisma.$transaction(async (tx) => {
       const current = await this.store.find(communityId, id, tx);
       if (!current) throw Errors.notFound('Webhook endpoint');
@@ -123,6 +127,7 @@ export class WebhookEndpointsService {
         retryScheduleMs: storedSchedule(dto.retrySchedule),
         timeoutMs: dto.timeoutMs,
         customHeaders: headers === undefined ? undefined : this.secrets.sealHeaders(headers),
+        filter,
         ...(reEnable ? { disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
       });
     });
@@ -133,18 +138,21 @@ export class WebhookEndpointsService {
    * The endpoint as reads show it: its sealed headers become names with masked values, its stored
    * schedule (ms) the delays it stands for.
    */
-  private view<T extends { customHeaders: unknown; ordering: string; retryScheduleMs: number[] }>(
+  private view<T extends { customHeaders: unknown; ordering: string; retryScheduleMs: number[]; filter: unknown }>(
     endpoint: T,
-  ): Omit<T, 'customHeaders' | 'ordering' | 'retryScheduleMs'> & {
+  ): Omit<T, 'customHeaders' | 'ordering' | 'retryScheduleMs' | 'filter'> & {
     headers: CustomHeaders;
     ordering: EndpointOrdering;
     retrySchedule: string[] | null;
+    filter: FilterDocument | null;
   } {
-    const { customHeaders, ordering, retryScheduleMs, ...rest } = endpoint;
+    const { customHeaders, ordering, retryScheduleMs, filter, ...rest } = endpoint;
     return {
       ...rest,
       // the column's CHECK constraint allows these values only
       ordering: ordering as EndpointOrdering,
+      // written only after compileFilter accepted it
+      filter: (filter ?? null) as FilterDocument | null,
       headers: this.secrets.maskedHeaders(customHeaders as SealedHeaders | null),
       retrySchedule: retryScheduleView(retryScheduleMs),
     };
@@ -201,6 +209,21 @@ export class WebhookEndpointsService {
 function storedSchedule(delays: string[] | null | undefined): number[] | undefined {
   if (delays === undefined) return undefined;
   return delays === null ? [] : retryScheduleMs(delays);
+}
+
+/**
+ * The filter as sent (undefined: not sent; null: none), or 400 naming the first bad node's path as
+ * the field (docs/api.md#content-filters). Compiling is the validation: the API keeps no matcher.
+ */
+function validFilter(filter: FilterDocument | null | undefined): FilterDocument | null | undefined {
+  if (filter === undefined || filter === null) return filter;
+  try {
+    compileFilter(filter);
+  } catch (err) {
+    if (err instanceof FilterProblem) throw Errors.badRequest(err.message, err.path);
+    throw err;
+  }
+  return filter;
 }
 
 /** The headers as sent, or 400 naming every rule they break (docs/api.md#webhooks). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Prisma } from '../../../generated/prisma/client';
 import { PrismaService, Tx } from '../../../prisma/prisma.service';
+import type { FilterDocument } from './filter/event-filter';
 import type { SealedHeaders } from './secrets/endpoint-headers';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
@@ -45,12 +46,22 @@ export const WEBHOOK_SELECT = {
   ordering: true,
   retryScheduleMs: true,
   timeoutMs: true,
+  filter: true,
   createdAt: true,
   updatedAt: true,
 } as const;
 
-function jsonOrNull(value: SealedHeaders | null): Prisma.InputJsonValue | typeof Prisma.DbNull {
+function jsonOrNull(
+  value: SealedHeaders | FilterDocument | null,
+): Prisma.InputJsonValue | typeof Prisma.DbNull {
   return value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue);
+}
+
+/** An endpoint's content filter as the worker compiles it, with the version the relay checks. */
+export interface StoredFilter {
+  id: string;
+  filter: FilterDocument | null;
+  version: number;
 }
 
 /** last_success_at is kept to this precision, so a busy healthy endpoint is not written on every delivery. */
@@ -121,11 +132,18 @@ export class WebhookEndpointsStore {
       /** in ms; empty: the platform's schedule */
       retryScheduleMs?: number[];
       timeoutMs?: number | null;
+      /** validated (compileFilter); null: every subscribed event */
+      filter?: FilterDocument | null;
     },
   ) {
-    const { customHeaders, ...rest } = data;
+    const { customHeaders, filter, ...rest } = data;
     return tx.webhookEndpoint.create({
-      data: { communityId, ...rest, customHeaders: jsonOrNull(customHeaders ?? null) },
+      data: {
+        communityId,
+        ...rest,
+        customHeaders: jsonOrNull(customHeaders ?? null),
+        filter: jsonOrNull(filter ?? null),
+      },
       select: WEBHOOK_SELECT,
     });
   }
@@ -152,18 +170,30 @@ export class WebhookEndpointsStore {
       retryScheduleMs?: number[];
       /** undefined: unchanged; null: the platform's timeout */
       timeoutMs?: number | null;
+      /** undefined: unchanged; null: every subscribed event. A new value is a new version (the relay's check) */
+      filter?: FilterDocument | null;
     },
   ) {
-    const { customHeaders, ...rest } = data;
+    const { customHeaders, filter, ...rest } = data;
     return tx.webhookEndpoint.update({
       where: { communityId_id: { communityId, id } },
       data: {
         ...rest,
         ...(customHeaders === undefined ? {} : { customHeaders: jsonOrNull(customHeaders) }),
+        ...(filter === undefined ? {} : { filter: jsonOrNull(filter), filterVersion: { increment: 1 } }),
         ...(data.ordering === 'fifo' ? { fifoClaim: null } : {}),
       },
       select: WEBHOOK_SELECT,
     });
+  }
+
+  /**
+   * The content filters of these endpoints with their versions (the worker compiles each version
+   * once: EndpointFilters); an endpoint deleted meanwhile is left out.
+   */
+  async filters(ids: readonly string[]): Promise<StoredFilter[]> {
+    return this.prisma.$queryRaw<StoredFilter[]>`
+      SELECT id::text, filter, filter_version AS version FROM webhook_endpoints WHERE id = ANY(${ids}::uuid[])`;
   }
 
   /** How many endpoints' header sets each encryption key sealed. */

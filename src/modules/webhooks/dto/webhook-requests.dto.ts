@@ -39,6 +39,8 @@ import {
   TIMEOUT_RULES,
   TimeoutField,
 } from './delivery-settings.fields';
+import type { FilterDocument } from '../core/filter/event-filter';
+import { FilterField } from './webhook-filter.schema';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -79,6 +81,10 @@ function OrderingField(description: string): PropertyDecorator {
     IsIn(ENDPOINT_ORDERINGS, { message: `ordering must be one of: ${ENDPOINT_ORDERINGS.join(', ')}` }),
   );
 }
+
+const FILTER_RULES =
+  'only the subscribed events whose delivered body matches this filter are sent: the others are not attempted, ' +
+  'logged nor counted as missed (the test route ignores it). null: every subscribed event';
 
 /** What recover re-sends: events whose latest attempt failed, events a paused or disabled endpoint missed. */
 export const RECOVER_INCLUDES = ['failed', 'missed'] as const;
@@ -233,6 +239,8 @@ export class CreateWebhookDto extends TenantBodyDto {
 
   @TimeoutField(`${TIMEOUT_RULES}; default: null`)
   timeoutMs?: number | null;
+  @FilterField(`${FILTER_RULES}; default: null`)
+  filter?: FilterDocument | null;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
@@ -279,6 +287,8 @@ export class UpdateWebhookDto extends TenantBodyDto {
 
   @TimeoutField(`${TIMEOUT_RULES}; null goes back to the platform's`)
   timeoutMs?: number | null;
+  @FilterField(`${FILTER_RULES}; null removes it. Applies to events relayed after the change`)
+  filter?: FilterDocument | null;
 }
 
 /**

@@ -4,6 +4,8 @@ import { ErrorBodyDto } from '../../../common/http/api-docs';
 import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalog';
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
 import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
+import type { FilterDocument } from '../core/filter/event-filter';
+import { FilterReadField } from './webhook-filter.schema';
 
 /** A webhook endpoint as every read route shows it: never its secret. */
 export class WebhookDto {
@@ -43,6 +45,8 @@ export class WebhookDto {
   /** each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT */
   @ApiProperty({ nullable: true, type: 'integer' })
   timeoutMs: number | null;
+  @FilterReadField()
+  filter: FilterDocument | null;
   createdAt: Date;
   updatedAt: Date;
 }

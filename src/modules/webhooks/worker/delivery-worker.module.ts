@@ -16,6 +16,7 @@ import { DeliverySweep } from './delivery-sweep.service';
 import { DeliverySweepStore } from './delivery-sweep.store';
 import { DeliveryWorker } from './delivery-worker.service';
 import { deliveryProcessorProvider } from './delivery.processor';
+import { EndpointFilters } from './endpoint-filters';
 import { EndpointHealth } from './endpoint-health.service';
 import { EndpointSlots } from './endpoint-slots';
 import { EndpointRateLimits } from './endpoint-rate-limits';
@@ -66,6 +67,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     DeliverySweepStore,
     WorkerOutboxStore,
     OutboxRelay,
+    EndpointFilters,
     OutboxWakeups,
     OutboxRetention,
     DeliveryLogRetention,

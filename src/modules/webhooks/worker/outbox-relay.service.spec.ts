@@ -1,6 +1,7 @@
 import { loadConfig } from '../../../config/app-config';
-import { deliveryJobs, OutboxRelay } from './outbox-relay.service';
-import type { RelayedEvent } from './outbox.store';
+import type { EndpointFilters } from './endpoint-filters';
+import { deliveryJobs, OutboxRelay, RELAY_BATCH_SIZE } from './outbox-relay.service';
+import type { RelayedEvent, WorkerOutboxStore } from './outbox.store';
 import type { OutboxWakeups } from './outbox-wakeups';
 
 /** The relay's idle wait ends at a commit notification (OutboxWakeups), not at the next poll. */
@@ -10,7 +11,7 @@ describe('OutboxRelay idle wait', () => {
   function idleRelay(): Waiting {
     const config = loadConfig({ ...process.env, OUTBOX_POLL_INTERVAL: '1h' }).config;
     // the wait touches neither the database nor Redis: only the wake-up path is under test
-    const relay = new OutboxRelay(null!, null!, {} as OutboxWakeups, config);
+    const relay = new OutboxRelay(null!, null!, {} as OutboxWakeups, config, null!);
     const waiting = relay as unknown as Waiting;
     waiting.running = true;
     return waiting;
@@ -60,5 +61,32 @@ describe('deliveryJobs', () => {
       ['msg_1', 'f', true],
       ['msg_2', 'a', false],
     ]);
+  });
+});
+
+/** With filter decisions carried, a statement also locks the next batch, so it reports the next undecided events. */
+describe('OutboxRelay batch size with content filters', () => {
+  async function rowsAsked(carriedEvents: number): Promise<number> {
+    const config = loadConfig({ ...process.env }).config;
+    let rows = 0;
+    const outbox = {
+      relayOutboxBatch: (limits: { rows: number }) => {
+        rows = limits.rows;
+        return Promise.resolve({ relayed: [], undecided: [] });
+      },
+    } as unknown as WorkerOutboxStore;
+    const filters = {
+      carriedEvents: () => carriedEvents,
+      decisions: () => [],
+      settle: () => Promise.resolve(),
+    } as unknown as EndpointFilters;
+    await new OutboxRelay(outbox, null!, {} as OutboxWakeups, config, filters).relayBatch();
+    return rows;
+  }
+
+  it('locks one batch without decisions, and at most one more with them', async () => {
+    expect(await rowsAsked(0)).toBe(RELAY_BATCH_SIZE);
+    expect(await rowsAsked(30)).toBe(RELAY_BATCH_SIZE + 30);
+    expect(await rowsAsked(5_000)).toBe(2 * RELAY_BATCH_SIZE);
   });
 });

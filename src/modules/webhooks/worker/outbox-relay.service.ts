@@ -3,6 +3,7 @@ import { AppConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import type { AttemptClaim } from './delivery-attempts.store';
+import { EndpointFilters } from './endpoint-filters';
 import { LocalDeliveries, relayedAttemptKey } from './local-deliveries';
 import { OutboxWakeups } from './outbox-wakeups';
 import { RelayedEvent, WorkerOutboxStore } from './outbox.store';
@@ -41,6 +42,7 @@ export class OutboxRelay {
     private readonly queue: DeliveryQueue,
     private readonly wakeups: OutboxWakeups,
     private readonly config: AppConfig,
+    private readonly filters: EndpointFilters,
     private readonly local?: LocalDeliveries,
   ) {}
 
@@ -91,17 +93,24 @@ export class OutboxRelay {
     }
   }
 
-  /** Relays one batch; returns how many outbox rows it marked relayed. */
+  /**
+   * Relays one batch; returns how many outbox rows it marked relayed or left for a filter decision
+   * (decided here, for the next batch: either way the loop polls again at once).
+   */
   async relayBatch(): Promise<number> {
     const started = Date.now();
     // the attempts this worker has room for are written claimed, and run here at once: no claim
     // statement, no queue round trip between the relay and their send
-    const events = await this.outbox.relayOutboxBatch({
-      rows: RELAY_BATCH_SIZE,
+    const batch = await this.outbox.relayOutboxBatch({
+      // past the events decided for it, the statement locks a batch more, whose undecided events it
+      // reports: the next statement takes them, and a burst costs one statement per batch, not two
+      rows: RELAY_BATCH_SIZE + Math.min(this.filters.carriedEvents(), RELAY_BATCH_SIZE),
       attempts: RELAY_MAX_JOBS_PER_BATCH,
       claims: this.local?.room() ?? 0,
       notClaimedFor: this.local?.endpointsWithoutFreeSlot() ?? [],
+      decisions: this.filters.decisions(),
     });
+    const events = batch.relayed;
     const spans = tracingEnabled() ? relaySpans(events, started) : null;
     const all = deliveryJobs(events);
     const jobs = this.local ? this.local.offer(all, relayClaims(events)) : all;
@@ -115,7 +124,8 @@ export class OutboxRelay {
       );
     }
     if (spans) for (const span of spans) span.end();
-    return events.length;
+    await this.filters.settle(batch);
+    return events.length + batch.undecided.length;
   }
 
   /** Waits `ms`, or less when events are committed meanwhile; resolves true when they were. */

@@ -20,6 +20,33 @@ export interface RelayedEvent {
   claims: RelayClaim[];
 }
 
+/**
+ * An event the relay could not take yet: subscribers of its type have a content filter the statement
+ * holds no decision for (at the filter's current version). The worker decides (EndpointFilters) and
+ * passes its decisions to the next statement; nothing of the event, nor of any event after it, is
+ * written before.
+ */
+export interface UndecidedEvent {
+  outboxId: string;
+  payload: EventBody;
+  /** the filtered subscribers without a decision, each with its filter's version */
+  endpoints: { id: string; version: number }[];
+}
+
+/** Whether an event matches an endpoint's filter at `version` (the relay ignores it at any other). */
+export interface FilterDecision {
+  outboxId: string;
+  endpointId: string;
+  version: number;
+  matches: boolean;
+}
+
+/** What one relay statement did: the events it relayed, and those it left for want of a filter decision. */
+export interface RelayedBatch {
+  relayed: RelayedEvent[];
+  undecided: UndecidedEvent[];
+}
+
 /** An attempt 1 the relay wrote claimed, with what a claim reads (DeliveryAttemptsStore.claim). */
 export interface RelayClaim {
   endpointId: string;
@@ -37,6 +64,8 @@ export interface RelayLimits {
   claims: number;
   /** endpoints whose attempts are not written claimed (the worker has no free slot of theirs) */
   notClaimedFor?: string[];
+  /** the worker's filter decisions for events of earlier statements' `undecided` */
+  decisions?: readonly FilterDecision[];
 }
 
 /** A claim as the relay statement answers it: JSON, so its times are epoch milliseconds. */
@@ -79,17 +108,21 @@ export class WorkerOutboxStore {
    *
    * 1. locks up to `rows` unrelayed outbox rows in id order, FOR UPDATE SKIP LOCKED, so two relays
    *    never take the same row;
-   * 2. pairs each with its community's endpoints that are active, not disabled and subscribed to
-   *    its type (an operational event's subject excepted);
+   * 2. pairs each with its community's endpoints subscribed to its type (an operational event's
+   *    subject excepted) whose content filter lets it through: an endpoint without a filter always,
+   *    one with a filter when `decisions` says the event matches at the filter's current version;
    * 3. keeps rows in id order while the attempts so far stay within `attempts` (always the first
-   *    row, however wide its fan-out); the others stay unrelayed for the next batch;
+   *    row, however wide its fan-out) and no row so far waits for a filter decision (an endpoint's
+   *    FIFO queue follows outbox order, so nothing may pass an undecided event); the others stay
+   *    unrelayed for the next batch;
    * 4. inserts attempt 1 of each pair PENDING, due now, with the event's request id, its trace context and its outbox id
    *    as its place in the endpoint's queue (the order a FIFO endpoint sends in; a pair that
    *    already has its row keeps it), and marks the kept rows relayed, in the same commit;
    * 5. records each kept row as missed by the community's endpoints subscribed to its type that are
-   *    paused or auto-disabled (`webhook_missed_events`, the same subject rule), for recover's
-   *    `missed` (docs/product-decisions.md#5-webhooks, "Recover"). Kept apart from the fan-out: it
-   *    does not count toward `attempts` and writes nothing when every subscriber takes deliveries.
+   *    paused or auto-disabled and whose filter lets it through (`webhook_missed_events`, the same
+   *    subject rule), for recover's `missed` (docs/product-decisions.md#5-webhooks, "Recover"). Kept
+   *    apart from the fan-out: it does not count toward `attempts` and writes nothing when every
+   *    subscriber takes deliveries.
    *
    * 6. writes the first `claims` of those attempts on unordered endpoints not in `notClaimedFor` (in
    *    the order of the events, then of their endpoints) already claimed, `started_at = now()`, and returns them with
@@ -107,10 +140,13 @@ export class WorkerOutboxStore {
    * claimed commits as a claim does, synchronously: a lost claim could let its attempt be sent twice
    * under one record.
    *
-   * Returns the kept rows, each with its endpoint ids and claims, for the jobs.
+   * 7. returns, beside the kept rows (each with its endpoint ids and claims, for the jobs), the
+   *    locked rows left for want of a decision, with their bodies and the filtered subscribers to
+   *    decide on (EndpointFilters); with no filtered subscriber in the batch there are none and the
+   *    statement does what it did before filters existed.
    */
-  async relayOutboxBatch(limits: RelayLimits): Promise<RelayedEvent[]> {
-    const { rows } = await this.prisma.pool.query<RelayedEvent>({
+  async relayOutboxBatch(limits: RelayLimits): Promise<RelayedBatch> {
+    const { rows } = await this.prisma.pool.query<RelayRow>({
       // prepared once per connection: the statement is planned once, not per batch
       name: this.prisma.statementName('relay-outbox-batch'),
       text: `
@@ -121,24 +157,38 @@ export class WorkerOutboxStore {
           ORDER BY id
           LIMIT $1
           FOR UPDATE SKIP LOCKED
-        ), fanned AS MATERIALIZED (
-          SELECT l.id,
-                 coalesce(array_agg(e.id::text ORDER BY e.created_at, e.id) FILTER (WHERE e.id IS NOT NULL), '{}') AS endpoint_ids,
-                 coalesce(array_agg(e.id::text) FILTER (WHERE e.ordering = 'fifo'), '{}') AS fifo_endpoint_ids,
-                 count(e.id) AS attempts
+        ), decided AS MATERIALIZED (
+          SELECT * FROM unnest($5::bigint[], $6::uuid[], $7::int[], $8::boolean[])
+            AS d(outbox_id, endpoint_id, version, matches)
+        ), subscribed AS MATERIALIZED (
+          -- (2.) each row's subscribers, taking deliveries or not; passes: its filter lets the event
+          -- through (null: no decision at the filter's current version yet)
+          SELECT l.id, e.id AS endpoint_id, e.created_at, e.ordering, e.filter_version,
+                 e.is_active AND e.disabled_at IS NULL AS takes,
+                 CASE WHEN e.filter IS NULL THEN true ELSE d.matches END AS passes
           FROM locked l
-          LEFT JOIN webhook_endpoints e
-            ON e.community_id = l.community_id AND e.is_active AND e.disabled_at IS NULL
-               AND l.event_type = ANY(e.events)
+          JOIN webhook_endpoints e
+            ON e.community_id = l.community_id AND l.event_type = ANY(e.events)
                -- an operational event (webhook.*) is never sent to the endpoint it is about
                AND NOT (l.event_type LIKE 'webhook.%' AND e.id::text = l.payload #>> '{data,endpointId}')
+          LEFT JOIN decided d ON d.outbox_id = l.id AND d.endpoint_id = e.id AND d.version = e.filter_version
+        ), fanned AS MATERIALIZED (
+          SELECT l.id,
+                 coalesce(array_agg(s.endpoint_id::text ORDER BY s.created_at, s.endpoint_id)
+                            FILTER (WHERE s.takes AND s.passes), '{}') AS endpoint_ids,
+                 coalesce(array_agg(s.endpoint_id::text) FILTER (WHERE s.takes AND s.passes AND s.ordering = 'fifo'),
+                          '{}') AS fifo_endpoint_ids,
+                 count(*) FILTER (WHERE s.takes AND s.passes) AS attempts,
+                 coalesce(bool_or(s.endpoint_id IS NOT NULL AND s.passes IS NULL), false) AS undecided
+          FROM locked l LEFT JOIN subscribed s ON s.id = l.id
           GROUP BY l.id
         ), taken AS MATERIALIZED (
           SELECT l.*, f.endpoint_ids, f.fifo_endpoint_ids
-          FROM (SELECT id, endpoint_ids, fifo_endpoint_ids, row_number() OVER w AS position, sum(attempts) OVER w AS running
+          FROM (SELECT id, endpoint_ids, fifo_endpoint_ids, row_number() OVER w AS position, sum(attempts) OVER w AS running,
+                       bool_or(undecided) OVER w AS blocked
                 FROM fanned WINDOW w AS (ORDER BY id)) f
           JOIN locked l ON l.id = f.id
-          WHERE f.position = 1 OR f.running <= $2
+          WHERE NOT f.blocked AND (f.position = 1 OR f.running <= $2)
         ), pairs AS MATERIALIZED (
           SELECT t.id AS outbox_id, t.community_id, t.message_id, t.event_type, t.request_id, t.traceparent,
                  e.endpoint_id::uuid AS endpoint_id, c.claimable,
@@ -173,31 +223,44 @@ export class WorkerOutboxStore {
         ), missed AS (
           -- (5.) the subscribed endpoints that are paused or auto-disabled: recorded as missed, for recover
           INSERT INTO webhook_missed_events (community_id, endpoint_id, outbox_id, raised_at)
-          SELECT t.community_id, e.id, t.id, t.created_at
-          FROM taken t
-          JOIN webhook_endpoints e
-            ON e.community_id = t.community_id AND NOT (e.is_active AND e.disabled_at IS NULL)
-               AND t.event_type = ANY(e.events)
-               AND NOT (t.event_type LIKE 'webhook.%' AND e.id::text = t.payload #>> '{data,endpointId}')
+          SELECT t.community_id, s.endpoint_id, t.id, t.created_at
+          FROM taken t JOIN subscribed s ON s.id = t.id AND NOT s.takes AND s.passes
           ON CONFLICT DO NOTHING
         ), marked AS (
           UPDATE outbox_events o SET relayed_at = now() FROM taken t WHERE o.id = t.id
         )
-        SELECT t.id::text AS "outboxId", t.community_id AS "communityId", t.message_id AS "messageId",
-               t.event_type AS "eventType", t.payload, t.traceparent, t.endpoint_ids AS "endpointIds",
-               t.fifo_endpoint_ids AS "fifoEndpointIds", coalesce(c.claims, '[]') AS claims
+        SELECT t.id AS position, t.id::text AS "outboxId", t.community_id AS "communityId",
+               t.message_id AS "messageId", t.event_type AS "eventType", t.payload, t.traceparent,
+               t.endpoint_ids AS "endpointIds", t.fifo_endpoint_ids AS "fifoEndpointIds",
+               coalesce(c.claims, '[]') AS claims, NULL::json AS undecided
         FROM taken t LEFT JOIN claims c ON c.message_id = t.message_id,
              (SELECT set_config('synchronous_commit',
                                 CASE WHEN EXISTS (SELECT 1 FROM claims) THEN current_setting('synchronous_commit')
                                      ELSE 'off' END,
                                 true)) AS commit_mode
-        ORDER BY t.id`,
-      values: [limits.rows, limits.attempts, limits.claims, limits.notClaimedFor ?? []],
+        UNION ALL
+        -- (7.) the rows left for want of a filter decision, with the filtered subscribers to decide on
+        SELECT l.id, l.id::text, l.community_id, l.message_id, l.event_type, l.payload, l.traceparent, '{}', '{}',
+               '[]', (SELECT json_agg(json_build_object('id', s.endpoint_id, 'version', s.filter_version))
+                      FROM subscribed s WHERE s.id = l.id AND s.passes IS NULL)
+        FROM fanned f JOIN locked l ON l.id = f.id
+        WHERE f.undecided
+        ORDER BY position`,
+      values: [
+        limits.rows,
+        limits.attempts,
+        limits.claims,
+        limits.notClaimedFor ?? [],
+        ...decisionColumns(limits.decisions ?? []),
+      ],
     });
-    return rows.map((row) => ({
-      ...row,
-      claims: (row.claims as unknown as RelayClaimRow[]).map(relayClaim),
-    }));
+    const batch: RelayedBatch = { relayed: [], undecided: [] };
+    for (const { position: _position, undecided, ...row } of rows) {
+      if (undecided)
+        batch.undecided.push({ outboxId: row.outboxId, payload: row.payload, endpoints: undecided });
+      else batch.relayed.push({ ...row, claims: (row.claims as unknown as RelayClaimRow[]).map(relayClaim) });
+    }
+    return batch;
   }
 
   /**
@@ -256,6 +319,19 @@ export class WorkerOutboxStore {
                        WHERE relayed_at IS NULL ORDER BY id LIMIT 1), 0) AS lag`;
     return Math.max(0, row.lag);
   }
+}
+
+/** A row of the relay statement: a relayed event, or one left undecided (`undecided` set). */
+type RelayRow = RelayedEvent & { position: string; undecided: UndecidedEvent['endpoints'] | null };
+
+/** The decisions as the statement's four parallel arrays ($5 to $8). */
+function decisionColumns(decisions: readonly FilterDecision[]): [string[], string[], number[], boolean[]] {
+  return [
+    decisions.map((d) => d.outboxId),
+    decisions.map((d) => d.endpointId),
+    decisions.map((d) => d.version),
+    decisions.map((d) => d.matches),
+  ];
 }
 
 /** A claim the relay wrote, as DeliveryAttemptsStore.claim answers one (its endpoint takes deliveries). */
