@@ -33,6 +33,7 @@ import {
   MAX_HEADER_VALUE_BYTES,
 } from '../core/secrets/endpoint-headers';
 import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
+import { ResponseStatusFilter, SubjectFilter } from './community-messages.dto';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -297,6 +298,12 @@ export class MessageQueryDto {
   @IsString()
   @MaxLength(100)
   messageId?: string;
+
+  @SubjectFilter()
+  subject?: string;
+
+  @ResponseStatusFilter()
+  responseStatus?: string;
 
   /** messages whose latest attempt was written at or after this time (ISO 8601) */
   @OptionalNotNull()
