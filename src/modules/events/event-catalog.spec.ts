@@ -140,7 +140,13 @@ export function subjectsAreDeclared(): void {
   // @ts-expect-error a path to a string that is not an id
   defineEvent({ type: 'thing.made', description: 'a name', schema, example, subject: ['thing', 'name'] });
   // @ts-expect-error a path through a property the schema does not require
-  defineEvent({ type: 'thing.made', description: 'optional', schema, example, subject: ['thing', 'ownerId'] });
+  defineEvent({
+    type: 'thing.made',
+    description: 'optional',
+    schema,
+    example,
+    subject: ['thing', 'ownerId'],
+  });
   // @ts-expect-error a path the schema does not have
   defineEvent({ type: 'thing.made', description: 'absent', schema, example, subject: ['thing', 'uuid'] });
 }
