@@ -14,14 +14,23 @@
 // database is dropped at the end unless BENCH_KEEP_DB=1 (seeding takes minutes: keep it for a rerun).
 // The floor has no such route: no ratio, each filter beside the reference of the same run. BENCH_RECORD=1
 // (or --record) appends the run to bench/results/delivery-messages.jsonl (lib/record.mjs).
+//
+// BENCH_MESSAGES_MODE=subject measures the community's messages searched by subject instead
+// (bench/lib/subject-search.mjs: its own database, cp_bench_subjects, and its own seed).
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 
-process.env.DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/cp_bench_messages';
+const MODE = process.env.BENCH_MESSAGES_MODE ?? 'filters';
+process.env.DATABASE_URL ??= `postgresql://postgres@127.0.0.1:5432/${MODE === 'subject' ? 'cp_bench_subjects' : 'cp_bench_messages'}`;
 const { default: pg } = await import('pg');
 const { fetch } = await import('undici');
 const bench = await import('./lib/read-bench.mjs');
 const { record } = await import('./lib/record.mjs');
+if (MODE === 'subject') {
+  const { runSubjectSearch } = await import('./lib/subject-search.mjs');
+  await runSubjectSearch(bench, pg, { fetch }, { record });
+  process.exit(0);
+}
 
 const require = createRequire(import.meta.url);
 const autocannon = require('autocannon');

@@ -79,6 +79,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "the delivery log's page reads each attempt's event type in one JOIN",
       'src/modules/webhooks/worker/delivery-sweep.store.ts':
         'due attempts are read with their event body in one JOIN',
+      'src/modules/webhooks/worker/delivery-attempts.store.ts':
+        "a claim that writes its missing attempt copies the event's subject onto it in the same statement",
       'src/modules/webhooks/core/expunge/message-content.store.ts':
         "an expunge deletes the message's event in the transaction that marks its attempts expunged",
     },
@@ -115,6 +117,9 @@ const TABLE_OWNERS: Record<string, Ownership> = {
       'src/modules/webhooks/worker/outbox.store.ts': "the relay's first attempts, the outbox pruner's check",
       'src/modules/webhooks/worker/delivery-sweep.store.ts': 'the sweep, the overdue gauge',
       'src/modules/webhooks/delivery-log.store.ts': "the API's paged log",
+      'src/modules/webhooks/community-messages.store.ts': "the community's messages across its endpoints",
+      'src/modules/webhooks/message-filters.ts':
+        "the message views' filter on an attempt's answer, a subquery of the statements of the two stores above",
       'src/modules/webhooks/requested-attempts.store.ts': "resend, recover, the test route's probe",
       'src/modules/webhooks/worker/delivery-log-retention.store.ts': "the log's retention",
       'src/modules/webhooks/core/expunge/message-content.store.ts':

@@ -45,15 +45,17 @@ describe('delivery state', () => {
   /** An event already relayed (the relay never sees it again), with its body in the outbox. */
   async function relayedEvent(communityId: string) {
     const messageId = newMessageId();
+    const subject = randomUUID();
     const payload = {
       id: messageId,
       type: 'tweet.created',
       timestamp: new Date().toISOString(),
       communityId,
-      data: { tweet: { id: randomUUID() } },
+      subject,
+      data: { tweet: { id: subject } },
     };
     const row = await api.prisma.outboxEvent.create({
-      data: { communityId, messageId, eventType: 'tweet.created', payload, relayedAt: new Date() },
+      data: { communityId, messageId, eventType: 'tweet.created', payload, subject, relayedAt: new Date() },
     });
     return { messageId, payload, outboxId: row.id.toString() };
   }

@@ -90,6 +90,7 @@ describe('webhook delivery worker', () => {
       type: 'tweet.created',
       timestamp: event.timestamp,
       communityId: community.id,
+      subject: 't1',
       data: { tweet: { id: 't1', content: 'hello' } },
     });
     const [attempt] = await waitFor('the SUCCESS record', async () => {

@@ -287,6 +287,7 @@ export interface Delivered {
   type: string;
   communityId: string;
   timestamp: string;
+  subject: string;
   data: Record<string, unknown>;
 }
 

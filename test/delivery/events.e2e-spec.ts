@@ -1,9 +1,31 @@
-import { SUBSCRIBABLE_EVENTS } from '../../src/modules/events/event-catalog';
+import { SUBSCRIBABLE_EVENTS, type SubscribableEvent } from '../../src/modules/events/event-catalog';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
 import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker } from '../utils/worker';
 import { Delivered, ownerContext, raiseEvents, waitForDeliveries } from './event-triggers';
+
+/**
+ * The resource each event is about, read from a delivered body by hand (docs/product-decisions.md#event-subjects),
+ * not through the definitions' paths: a definition that pointed its subject elsewhere fails here.
+ */
+const idOf = (value: unknown) => (value as { id: string }).id;
+const EXPECTED_SUBJECT: Record<SubscribableEvent, (body: Delivered) => string> = {
+  'community.updated': (b) => b.communityId,
+  'tweet.created': (b) => idOf(b.data.tweet),
+  'tweet.updated': (b) => idOf(b.data.tweet),
+  'tweet.deleted': (b) => idOf(b.data.tweet),
+  'comment.created': (b) => idOf(b.data.comment),
+  'like.created': (b) => idOf(b.data.like),
+  'member.joined': (b) => idOf(b.data.member),
+  'member.updated': (b) => idOf(b.data.member),
+  'customization.updated': (b) => (b.data.kind === 'sidebar' ? b.communityId : idOf(b.data.advertisement)),
+  'embed.session.created': (b) => idOf(b.data.session),
+  'webhook.endpoint.failing': (b) => b.data.endpointId as string,
+  'webhook.endpoint.disabled': (b) => b.data.endpointId as string,
+  'webhook.endpoint.recovered': (b) => b.data.endpointId as string,
+  'webhook.message.exhausted': (b) => b.data.endpointId as string,
+};
 
 describe('every subscribable event, raised through its route, reaches a subscribed endpoint', () => {
   let api: TestApp;
@@ -42,6 +64,19 @@ describe('every subscribable event, raised through its route, reaches a subscrib
       expect(body.id).toMatch(/^msg_[0-9A-HJKMNP-TV-Z]{26}$/);
       expect(Number.isNaN(Date.parse(body.timestamp))).toBe(false);
       expect(body.data).toEqual(expect.any(Object));
+      // the subject at the top of the body: the tweet, comment, like, member, community… or the endpoint
+      expect({ type: body.type, subject: body.subject }).toEqual({
+        type: body.type,
+        subject: EXPECTED_SUBJECT[body.type as SubscribableEvent](body),
+      });
     }
+    // and stored with the event, beside its body
+    const stored = await api.prisma.outboxEvent.findMany({
+      where: { messageId: { in: bodies.map((b) => b.id) } },
+      select: { messageId: true, subject: true },
+    });
+    expect(new Map(stored.map((row) => [row.messageId, row.subject]))).toEqual(
+      new Map(bodies.map((b) => [b.id, b.subject])),
+    );
   });
 });

@@ -241,6 +241,7 @@ describe('Prometheus metrics (API and worker) and the worker health port', () =>
           type: 'tweet.created' as const,
           timestamp: new Date().toISOString(),
           communityId: community.id,
+          subject: community.id,
           data: {},
         },
       };

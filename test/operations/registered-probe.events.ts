@@ -15,5 +15,6 @@ export const REGISTERED_PROBE_EVENTS = [
       },
     },
     example: { item: { id: EXAMPLE.userId, communityId: EXAMPLE.communityId, label: 'a probe' } },
+    subject: ['item', 'id'],
   }),
 ] as const;

@@ -67,6 +67,8 @@ describe('POST .../webhooks/{id}/test and secret rotation, as a receiver sees th
       id: res.body.data.messageId,
       type: 'webhook.test',
       communityId: ep.communityId,
+      // the probe is about the endpoint under test (docs/product-decisions.md#event-subjects)
+      subject: ep.id,
     });
     expect(new Date(event.timestamp as string).getTime() / 1000).toBeCloseTo(
       Number(req.headers['webhook-timestamp']),
@@ -88,6 +90,7 @@ describe('POST .../webhooks/{id}/test and secret rotation, as a receiver sees th
     expect(event).toMatchObject({
       type: 'member.joined',
       communityId: ep.communityId,
+      subject: EVENT_EXAMPLES['member.joined'].member.id,
       data: EVENT_EXAMPLES['member.joined'],
     });
     // in the real log, marked; it cannot be resent (the test route sends another)

@@ -519,6 +519,25 @@ export function routeGroups(http: HttpClient) {
           idempotency: options,
           auth: 'bearer',
         }),
+      /**
+       * The community's messages across its endpoints, newest first, cursor-paged (limit 1–100, default
+       * 50; filters)
+       *
+       * subject, eventType, since and until filter the message (since/until: when it was raised);
+       * endpointId, status and responseStatus its state at an endpoint (the latest attempt;
+       * responseStatus the latest one that ended), and choose the endpoints each item lists. Pass
+       * nextCursor as cursor for the next page: pages neither repeat nor skip a message while new ones
+       * arrive. 400 for a cursor this route did not give.
+       */
+      listCommunityMessages: (
+        communityId: string,
+        query: QueryParams<'/api/communities/{communityId}/webhooks/messages', 'get'> = {},
+      ) =>
+        http.request<ResponseData<'/api/communities/{communityId}/webhooks/messages', 'get'>>(
+          'GET',
+          `/api/communities/${e(communityId)}/webhooks/messages`,
+          { query, auth: 'bearer' },
+        ),
       /** List the community's webhook endpoints (never their secrets) */
       list: (
         communityId: string,
@@ -579,8 +598,9 @@ export function routeGroups(http: HttpClient) {
        * An endpoint's log by message: newest first by latest attempt, each with every attempt (limit
        * 1–100, default 50; offset; filters)
        *
-       * status, since and until apply to the latest attempt; eventType and messageId to the message. No
-       * total: hasMore says whether another page follows.
+       * status, since and until apply to the latest attempt; responseStatus (a code, 2xx–5xx or network)
+       * to the latest attempt that ended; eventType, messageId and subject to the message. No total:
+       * hasMore says whether another page follows.
        */
       listMessages: (
         communityId: string,

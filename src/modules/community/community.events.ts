@@ -113,5 +113,6 @@ export const COMMUNITY_EVENTS = [
       },
       changed: ['description'],
     },
+    subject: ['community', 'id'],
   }),
 ] as const;

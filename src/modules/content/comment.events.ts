@@ -41,5 +41,6 @@ export const COMMENT_EVENTS = [
         createdAt: EXAMPLE.at,
       },
     },
+    subject: ['comment', 'id'],
   }),
 ] as const;

@@ -39,5 +39,6 @@ export const LIKE_EVENTS = [
         createdAt: EXAMPLE.at,
       },
     },
+    subject: ['like', 'id'],
   }),
 ] as const;

@@ -39,17 +39,20 @@ export const TWEET_EVENTS = [
     description: 'A tweet was posted',
     schema: tweetEvent,
     example: { tweet },
+    subject: ['tweet', 'id'],
   }),
   defineEvent({
     type: 'tweet.updated',
     description: 'A tweet was edited',
     schema: tweetEvent,
     example: { tweet: { ...tweet, content: 'Hello, community! (edited)' } },
+    subject: ['tweet', 'id'],
   }),
   defineEvent({
     type: 'tweet.deleted',
     description: 'A tweet was deleted',
     schema: tweetEvent,
     example: { tweet },
+    subject: ['tweet', 'id'],
   }),
 ] as const;

@@ -90,5 +90,7 @@ export const CUSTOMIZATION_EVENTS = [
       kind: 'sidebar',
       sidebar: { items: [{ label: 'Home', url: '/home', icon: 'house' }], updatedAt: EXAMPLE.at },
     },
+    // the sidebar is the community's own (one per community): its events are about the community
+    subject: ['advertisement', 'id'],
   }),
 ] as const;

@@ -40,5 +40,6 @@ export const EMBED_EVENTS = [
         embedUrl: `https://community.example.com/embed/${EXAMPLE.communityId}?session=${SESSION_ID}`,
       },
     },
+    subject: ['session', 'id'],
   }),
 ] as const;

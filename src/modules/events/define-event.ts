@@ -1,8 +1,8 @@
-import type { FromSchema, PayloadSchema } from './payload-schema';
+import type { FromSchema, PayloadSchema, SubjectPath } from './payload-schema';
 
 /**
  * One webhook event, defined once beside the module that raises it: its name, what it means, the
- * JSON Schema of its `data` and a realistic example. The type of `data` is read off the schema
+ * JSON Schema of its `data`, a realistic example and where its subject is read. The type of `data` is read off the schema
  * (FromSchema), so nothing else describes the payload. The catalog (event-catalog.ts) lists the
  * modules' definitions; descriptions, schemas, examples and types are all derived from that list.
  *
@@ -16,6 +16,13 @@ export interface EventDefinition<T extends string = string, S extends PayloadSch
   readonly schema: S;
   /** `data` as a receiver gets it: a compile error if it does not fit the schema */
   readonly example: FromSchema<S>;
+  /**
+   * Where the id of the resource the event is about (its `subject`) sits in `data`: a path of property names
+   * the schema requires, ending at a uuid (a compile error otherwise). Every way an event is recorded reads
+   * the subject through it (event-catalog.ts, and PostgreSQL for OutboxService.recordWithChange); a oneOf
+   * variant without the path is about the community itself (docs/product-decisions.md#event-subjects).
+   */
+  readonly subject: Readonly<SubjectPath<S>>;
 }
 
 export function defineEvent<const T extends string, const S extends PayloadSchema>(definition: {
@@ -23,6 +30,7 @@ export function defineEvent<const T extends string, const S extends PayloadSchem
   description: string;
   schema: S;
   example: NoInfer<FromSchema<S>>;
+  subject: NoInfer<Readonly<SubjectPath<S>>>;
 }): EventDefinition<T, S> {
   return definition;
 }

@@ -1,6 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
-import type { EventData, EventType } from './event-catalog';
+import { type EventData, type EventType, eventSubject } from './event-catalog';
 
 /**
  * ulid's own generator asks the Web Crypto API for one byte per character, sixteen calls per id,
@@ -27,6 +27,8 @@ export interface EventBody<T = Record<string, unknown>> {
   type: EventType;
   timestamp: string;
   communityId: string;
+  /** the id of the resource the event is about (docs/product-decisions.md#event-subjects) */
+  subject: string;
   data: T;
 }
 
@@ -41,5 +43,12 @@ export function buildEventBody<K extends EventType>(
   data: NoInfer<EventData<K>>,
   now = new Date(),
 ): EventBody<EventData<K>> {
-  return { id: newMessageId(), type, timestamp: now.toISOString(), communityId, data };
+  return {
+    id: newMessageId(),
+    type,
+    timestamp: now.toISOString(),
+    communityId,
+    subject: eventSubject(type, data, communityId),
+    data,
+  };
 }

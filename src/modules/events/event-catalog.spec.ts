@@ -1,11 +1,19 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Tx } from '../../prisma/prisma.service';
-import { defineEvent } from './define-event';
-import { EVENT_TYPES, EVENTS, SUBSCRIBABLE_EVENTS, TEST_EVENT } from './event-catalog';
+import { defineEvent, EXAMPLE } from './define-event';
+import {
+  EVENT_EXAMPLES,
+  EVENT_SUBJECT_PATHS,
+  EVENT_TYPES,
+  EVENTS,
+  eventSubject,
+  SUBSCRIBABLE_EVENTS,
+  TEST_EVENT,
+} from './event-catalog';
 import { eventBodyExample, eventBodySchema } from './event-schemas';
 import type { OutboxService } from './outbox.service';
-import type { FromSchema } from './payload-schema';
+import { type FromSchema, uuid } from './payload-schema';
 
 describe('event catalog', () => {
   const ajv = new Ajv({ strict: true, allErrors: true });
@@ -21,6 +29,32 @@ describe('event catalog', () => {
     const validate = ajv.compile(eventBodySchema(type));
     expect(validate(eventBodyExample(type)) ? [] : validate.errors).toEqual([]);
     expect(validate({ ...eventBodyExample(type), type: 'not.this.one' })).toBe(false);
+  });
+
+  // docs/product-decisions.md#event-subjects: a new event cannot leave its subject out (a compile error, see
+  // subjectsAreDeclared below), and each one's path finds an id in its own example
+  it.each(EVENT_TYPES.filter((type) => type !== 'customization.updated'))(
+    '%s: its subject is an id read from its data at the path its definition declares',
+    (type) => {
+      const path = EVENT_SUBJECT_PATHS[type];
+      expect(path.length).toBeGreaterThan(0);
+      const found = path.reduce<unknown>(
+        (node, key) => (node as Record<string, unknown>)[key],
+        EVENT_EXAMPLES[type],
+      );
+      expect(found).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      expect(eventSubject(type, EVENT_EXAMPLES[type], EXAMPLE.communityId)).toBe(found);
+      expect(eventBodyExample(type).subject).toBe(found);
+    },
+  );
+
+  it('customization.updated: an advertisement change is about the advertisement, the sidebar about the community', () => {
+    const advertisement = { id: '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e' };
+    const deleted = { kind: 'advertisement', action: 'deleted', advertisement };
+    expect(eventSubject('customization.updated', deleted, EXAMPLE.communityId)).toBe(advertisement.id);
+    const sidebar = EVENT_EXAMPLES['customization.updated'];
+    expect(sidebar.kind).toBe('sidebar');
+    expect(eventSubject('customization.updated', sidebar, EXAMPLE.communityId)).toBe(EXAMPLE.communityId);
   });
 });
 
@@ -75,8 +109,44 @@ export function schemaTypesAreExact(): void {
   defineEvent({
     type: 'sample.checked',
     description: 'an example that does not fit its schema does not compile',
-    schema: { type: 'object', required: ['n'], properties: { n: { type: 'integer' } } },
+    schema: {
+      type: 'object',
+      required: ['n', 'id'],
+      properties: { n: { type: 'integer' }, id: { type: 'string', format: 'uuid' } },
+    },
     // @ts-expect-error a string where the schema says integer
     example: { n: 'one' },
+    subject: ['id'],
   });
+}
+
+/** Compile-time proof: an event names its subject, at a path its schema requires that ends at a uuid. */
+export function subjectsAreDeclared(): void {
+  const schema = {
+    type: 'object',
+    required: ['thing'],
+    properties: {
+      thing: {
+        type: 'object',
+        required: ['id', 'name'],
+        properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, ownerId: uuid },
+      },
+    },
+  } as const;
+  const example = { thing: { id: EXAMPLE.userId, name: 'x' } };
+  defineEvent({ type: 'thing.made', description: 'declared', schema, example, subject: ['thing', 'id'] });
+  // @ts-expect-error no subject
+  defineEvent({ type: 'thing.made', description: 'left out', schema, example });
+  // @ts-expect-error a path to a string that is not an id
+  defineEvent({ type: 'thing.made', description: 'a name', schema, example, subject: ['thing', 'name'] });
+  defineEvent({
+    type: 'thing.made',
+    description: 'optional',
+    schema,
+    example,
+    // @ts-expect-error a path through a property the schema does not require
+    subject: ['thing', 'ownerId'],
+  });
+  // @ts-expect-error a path the schema does not have
+  defineEvent({ type: 'thing.made', description: 'absent', schema, example, subject: ['thing', 'uuid'] });
 }

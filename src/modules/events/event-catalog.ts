@@ -40,6 +40,21 @@ export type EventData<K extends EventType> = FromSchema<DefinitionOf<K>['schema'
 /** An event's `data` as a receiver gets it (instants are ISO-8601 strings). */
 export type EventPayload<K extends EventType> = FromSchema<DefinitionOf<K>['schema']>;
 
+/** Where each event's subject sits in its `data` (its definition's `subject`). */
+export const EVENT_SUBJECT_PATHS: Record<EventType, readonly string[]> = byType((e) => e.subject);
+
+/**
+ * The id of the resource an event is about, read from its `data` at its definition's path; the community's
+ * own id when the data holds no value there (a oneOf variant without it: the sidebar of customization.updated).
+ */
+export function eventSubject(type: EventType, data: unknown, communityId: string): string {
+  let value: unknown = data;
+  for (const key of EVENT_SUBJECT_PATHS[type]) {
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  }
+  return typeof value === 'string' ? value : communityId;
+}
+
 export function isSubscribable(name: string): name is SubscribableEvent {
   return (SUBSCRIBABLE_EVENTS as readonly string[]).includes(name);
 }

@@ -7,6 +7,7 @@ import {
   EVENT_PAYLOAD_SCHEMAS,
   EVENT_TYPES,
   EventType,
+  eventSubject,
 } from './event-catalog';
 import { dateTime, uuid } from './payload-schema';
 
@@ -19,7 +20,7 @@ export function eventBodySchema(type: EventType) {
     type: 'object',
     description: EVENT_DESCRIPTIONS[type],
     additionalProperties: false,
-    required: ['id', 'type', 'timestamp', 'communityId', 'data'],
+    required: ['id', 'type', 'timestamp', 'communityId', 'subject', 'data'],
     properties: {
       id: {
         type: 'string',
@@ -29,6 +30,11 @@ export function eventBodySchema(type: EventType) {
       type: { type: 'string', enum: [type] },
       timestamp: dateTime,
       communityId: uuid,
+      subject: {
+        ...uuid,
+        description:
+          'the id of the resource the event is about (the tweet, comment, like, member, community, advertisement, embed session; the endpoint for webhook.* events): what GET …/webhooks/messages?subject= finds',
+      },
       data: EVENT_PAYLOAD_SCHEMAS[type],
     },
   } as const;
@@ -41,6 +47,7 @@ export function eventBodyExample(type: EventType) {
     type,
     timestamp: EXAMPLE.at,
     communityId: EXAMPLE.communityId,
+    subject: eventSubject(type, EVENT_EXAMPLES[type], EXAMPLE.communityId),
     data: EVENT_EXAMPLES[type],
   };
 }

@@ -35,6 +35,8 @@ export interface ChangeEvent {
   /** the request's trace context (src/tracing/tracer.ts); null when tracing is off */
   traceparent: string | null;
   dataKey: string;
+  /** where the subject sits in the data (the event definition's `subject`) */
+  subjectPath: readonly string[];
 }
 
 @Injectable()
@@ -53,12 +55,14 @@ export class OutboxEventsStore {
     const n = change.values.length;
     const text = `WITH ${change.ctes ? `${change.ctes},` : ''} changed AS (${change.text}),
       appended AS (
-        INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id, traceparent)
+        INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id, traceparent, subject)
         SELECT $${n + 1}::uuid, $${n + 2}, $${n + 3},
                jsonb_build_object('id', $${n + 2}::text, 'type', $${n + 3}::text, 'timestamp', $${n + 4}::text,
-                                  'communityId', $${n + 5}::text, 'data', jsonb_build_object($${n + 6}::text, to_jsonb(changed))),
-               $${n + 7}::text, $${n + 8}::text
-          FROM changed)
+                                  'communityId', $${n + 5}::text, 'subject', event.subject, 'data', event.data),
+               $${n + 7}::text, $${n + 8}::text, event.subject
+          FROM changed,
+               LATERAL (SELECT jsonb_build_object($${n + 6}::text, to_jsonb(changed)) AS data) AS built,
+               LATERAL (SELECT coalesce(built.data #>> $${n + 9}::text[], $${n + 5}::text) AS subject, built.data) AS event)
       SELECT * FROM changed`;
     const { rows } = await this.prisma.pool.query<Row & object>({
       name: this.prisma.statementName(`${change.name}+event`),
@@ -73,6 +77,7 @@ export class OutboxEventsStore {
         event.dataKey,
         event.requestId,
         event.traceparent,
+        event.subjectPath,
       ],
     });
     return rows[0];
@@ -83,6 +88,7 @@ export class OutboxEventsStore {
       communityId: string;
       messageId: string;
       eventType: string;
+      subject: string;
       payload: Prisma.InputJsonValue;
       requestId: string | null;
       traceparent: string | null;
@@ -101,16 +107,18 @@ export class OutboxEventsStore {
       communityId: string;
       eventType: string;
       messageIds: string[];
+      subjects: string[];
       payloads: string[];
       requestId: string | null;
       traceparent: string | null;
     },
   ): Promise<void> {
     await tx.$executeRaw`
-      INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id, traceparent)
+      INSERT INTO outbox_events (community_id, message_id, event_type, payload, request_id, traceparent, subject)
       SELECT ${events.communityId}::uuid, e.message_id, ${events.eventType}, e.payload::jsonb, ${events.requestId}::text,
-             ${events.traceparent}::text
-        FROM unnest(${events.messageIds}::text[], ${events.payloads}::text[]) WITH ORDINALITY AS e(message_id, payload, ord)
+             ${events.traceparent}::text, e.subject
+        FROM unnest(${events.messageIds}::text[], ${events.payloads}::text[], ${events.subjects}::text[])
+             WITH ORDINALITY AS e(message_id, payload, subject, ord)
        ORDER BY e.ord`;
   }
 }

@@ -4,7 +4,7 @@ import { currentRequestScope } from '../../logging/request-id';
 import type { Tx } from '../../prisma/prisma.service';
 import { buildEventBody, EventBody, newMessageId } from './event-body';
 import { ChangeStatement, OutboxEventsStore } from './outbox-events.store';
-import type { EventData, SubscribableEvent } from './event-catalog';
+import { EVENT_SUBJECT_PATHS, type EventData, type SubscribableEvent } from './event-catalog';
 
 /** Turns Dates into ISO strings and drops undefined, as the event will look on the wire. */
 function toJson(value: unknown): Prisma.InputJsonValue {
@@ -44,6 +44,8 @@ export class OutboxService {
       timestamp: new Date().toISOString(),
       ...raisedBy(),
       dataKey,
+      // PostgreSQL reads it from the data it builds, at the definition's path (as eventSubject does)
+      subjectPath: EVENT_SUBJECT_PATHS[type],
     });
   }
 
@@ -59,6 +61,7 @@ export class OutboxService {
       communityId,
       messageId: body.id,
       eventType: type,
+      subject: body.subject,
       payload,
       ...raisedBy(),
     });
@@ -75,11 +78,13 @@ export class OutboxService {
     if (items.length === 0) return;
     const bodies = items.map((data) => buildEventBody(type, communityId, data));
     const messageIds = bodies.map((b) => b.id);
+    const subjects = bodies.map((b) => b.subject);
     const payloads = bodies.map((b) => JSON.stringify(b));
     await this.events.appendMany(tx, {
       communityId,
       eventType: type,
       messageIds,
+      subjects,
       payloads,
       ...raisedBy(),
     });

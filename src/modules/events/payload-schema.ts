@@ -68,6 +68,26 @@ export type FromSchema<S, H extends Holder = 'received'> = S extends { oneOf: re
     ? NonNullFrom<S, H> | null
     : NonNullFrom<S, H>;
 
+/**
+ * The paths in a payload schema that lead to an id (a `format: uuid` string), each as the tuple of property
+ * names from `data` down to it: where an event's subject may be read (define-event.ts). A path descends
+ * only through required properties, so every value the schema accepts holds it, except a oneOf variant
+ * that lacks it; `D` bounds the depth the compiler explores.
+ */
+export type SubjectPath<S, D extends unknown[] = []> = D['length'] extends 6
+  ? never
+  : S extends { type: 'string'; format: 'uuid' }
+    ? []
+    : S extends { oneOf: readonly (infer V)[] }
+      ? V extends unknown
+        ? SubjectPath<V, D>
+        : never
+      : S extends { properties: infer P; required: readonly (infer R)[] }
+        ? {
+            [K in keyof P & R & string]: [K, ...SubjectPath<P[K], [...D, unknown]>];
+          }[keyof P & R & string]
+        : never;
+
 // Building blocks the events' schemas share.
 
 export const uuid = { type: 'string', format: 'uuid' } as const;

@@ -37,6 +37,7 @@ export const MEMBER_EVENTS = [
       properties: { member },
     },
     example: { member: exampleMember },
+    subject: ['member', 'id'],
   }),
   defineEvent({
     type: 'member.updated',
@@ -48,5 +49,6 @@ export const MEMBER_EVENTS = [
       properties: { member, previousRole: role },
     },
     example: { member: { ...exampleMember, role: 'MODERATOR' }, previousRole: 'MEMBER' },
+    subject: ['member', 'id'],
   }),
 ] as const;

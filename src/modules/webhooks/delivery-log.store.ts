@@ -5,6 +5,7 @@ import { ISO } from '../../prisma/iso-text';
 import { Prisma } from '../../generated/prisma/client';
 import { PrismaService } from '../../prisma/prisma.service';
 import type { EventBody } from '../events/event-body';
+import { latestEndedAttempt, responseStatusMatches } from './message-filters';
 
 /**
  * A delivery attempt as the API shows it (docs/product-decisions.md#7-resources), with the event body that
@@ -151,6 +152,10 @@ export interface MessagePageQuery {
   status?: DeliveryStatus;
   eventType?: string;
   messageId?: string;
+  /** the event's subject */
+  subject?: string;
+  /** a code, a class or network: the latest ended attempt's answer (message-filters.ts) */
+  responseStatus?: string;
   since?: Date;
   until?: Date;
 }
@@ -159,6 +164,7 @@ export interface MessagePageQuery {
 export interface MessageView {
   messageId: string;
   eventType: string;
+  subject: string | null;
   status: DeliveryStatus;
   test: boolean;
   attemptCount: number;
@@ -198,7 +204,7 @@ export interface DeliveryPage {
  * other code touches it.
  */
 /** A page size as SQL text: only a whole number of 1 to MAX_PAGE_SIZE gets there. */
-function pageLimit(limit: number): number {
+export function pageLimit(limit: number): number {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE)
     throw new Error(`page limit out of range: ${limit}`);
   return limit;
@@ -210,6 +216,7 @@ interface MessageAttemptRow extends DeliveryRow<string> {
   payload: EventBody | null;
   /** the same on every row: another page follows */
   has_more: boolean;
+  subject: string | null;
 }
 
 /**
@@ -220,7 +227,9 @@ interface MessageAttemptRow extends DeliveryRow<string> {
  * or until: the (community, endpoint[, status], created_at) indexes, newest first; eventType: the
  * (endpoint, event_type, created_at) index, without which a type rare in the log read the endpoint's
  * attempts until a page of it turned up (bench/README.md#the-log-by-message-benchdelivery-messagesmjs);
- * messageId: the (message, endpoint, attempt) unique index, which also finds each message's attempts.
+ * messageId: the (message, endpoint, attempt) unique index, which also finds each message's attempts; subject:
+ * the subject's messages from the partial (community, subject, message) index of attempt 1, each message's
+ * attempts at the endpoint from the unique index.
  */
 export function messagesStatement(
   communityId: string,
@@ -232,6 +241,15 @@ export function messagesStatement(
   if (query.status) filters.push(Prisma.sql`AND d.status = ${query.status}::"DeliveryStatus"`);
   if (query.eventType) filters.push(Prisma.sql`AND d.event_type = ${query.eventType}`);
   if (query.messageId) filters.push(Prisma.sql`AND d.message_id = ${query.messageId}`);
+  if (query.subject) {
+    filters.push(Prisma.sql`AND d.message_id IN (SELECT s.message_id FROM webhook_deliveries s
+                                                  WHERE s.community_id = ${communityId}::uuid AND s.attempt = 1
+                                                    AND s.subject = ${query.subject} AND s.endpoint_id = ${endpointId}::uuid)`);
+  }
+  if (query.responseStatus) {
+    filters.push(Prisma.sql`AND EXISTS (SELECT 1 FROM ${latestEndedAttempt('d')} AS ended
+                                         WHERE ${responseStatusMatches('ended', query.responseStatus)})`);
+  }
   if (query.since) filters.push(Prisma.sql`AND d.created_at >= ${query.since}`);
   if (query.until) filters.push(Prisma.sql`AND d.created_at < ${query.until}`);
   return Prisma.sql`
@@ -250,7 +268,7 @@ export function messagesStatement(
            ${Prisma.raw(ISO('a.created_at'))} AS created_at, ${Prisma.raw(ISO('a.updated_at'))} AS updated_at,
            ${Prisma.raw(ISO('a.next_attempt_at'))} AS next_attempt_at,
            ${Prisma.raw(ISO('a.started_at'))} AS started_at, a.is_test, a.request_id,
-           ${Prisma.raw(ISO('a.expunged_at'))} AS expunged_at,
+           ${Prisma.raw(ISO('a.expunged_at'))} AS expunged_at, a.subject,
            CASE WHEN a.id = page.id THEN page.payload END AS payload,
            (SELECT count(*) FROM latest) > ${limit} AS has_more
       FROM (SELECT latest.*,
@@ -375,6 +393,7 @@ export class DeliveryLogStore {
       items.push({
         messageId: row.message_id,
         eventType: row.event_type,
+        subject: row.subject,
         status: row.status,
         test: row.is_test,
         attemptCount: row.attempt,

@@ -107,17 +107,17 @@ export class RequestedAttemptsStore {
   ): Promise<ResentAttempt | null> {
     const rows = await this.prisma.$queryRaw<ResentRow[]>`
     WITH event AS (
-      SELECT o.id, o.event_type, o.payload FROM outbox_events o
+      SELECT o.id, o.event_type, o.payload, o.subject FROM outbox_events o
       WHERE o.message_id = ${messageId} AND o.community_id = ${communityId}::uuid
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
-         traceparent)
+         traceparent, subject)
       SELECT ${randomUUID()}::uuid, ${communityId}::uuid, ${endpointId}::uuid, ${messageId}, event.event_type,
              (SELECT max(d.attempt) FROM webhook_deliveries d
               WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}) + 1,
              'PENDING', now(), now(),
-             latest.request_id, latest.traceparent
+             latest.request_id, latest.traceparent, event.subject
       FROM event
       LEFT JOIN LATERAL (SELECT d.request_id, d.traceparent FROM webhook_deliveries d
                          WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}
@@ -153,7 +153,7 @@ export class RequestedAttemptsStore {
     const rows = await this.prisma.$queryRaw<(Nullable<ResentRow> & { source_id: string })[]>`
     WITH failed AS (
       SELECT d.id AS source_id, d.created_at AS source_created_at, d.message_id, d.event_type, d.attempt,
-             d.request_id, d.traceparent, o.id AS outbox_id, o.payload
+             d.request_id, d.traceparent, d.subject, o.id AS outbox_id, o.payload
       FROM webhook_deliveries d
       JOIN outbox_events o ON o.message_id = d.message_id AND o.community_id = d.community_id
       WHERE ${recoverable(communityId, endpointId, window)} ${after}
@@ -162,9 +162,9 @@ export class RequestedAttemptsStore {
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
-         traceparent)
+         traceparent, subject)
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, f.message_id, f.event_type,
-             f.attempt + 1, 'PENDING', now(), now(), f.request_id, f.traceparent
+             f.attempt + 1, 'PENDING', now(), now(), f.request_id, f.traceparent, f.subject
       FROM failed f
       ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
@@ -222,9 +222,9 @@ export class RequestedAttemptsStore {
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
-         traceparent)
+         traceparent, subject)
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, o.message_id, o.event_type,
-             1, 'PENDING', now(), now(), o.request_id, o.traceparent
+             1, 'PENDING', now(), now(), o.request_id, o.traceparent, o.subject
       FROM taken t JOIN outbox_events o ON o.id = t.outbox_id
       ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
@@ -275,15 +275,16 @@ export class RequestedAttemptsStore {
     const { requestId, traceparent } = raisedBy;
     await this.prisma.$executeRaw`
       WITH body AS (
-        INSERT INTO outbox_events (community_id, message_id, event_type, payload, relayed_at, request_id, traceparent)
+        INSERT INTO outbox_events
+          (community_id, message_id, event_type, payload, relayed_at, request_id, traceparent, subject)
         VALUES (${key.communityId}::uuid, ${key.messageId}, ${key.eventType}, ${JSON.stringify(body)}::jsonb, now(),
-                ${requestId}, ${traceparent})
+                ${requestId}, ${traceparent}, ${body.subject}::text)
       )
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, started_at, request_id, traceparent,
-         is_test, updated_at)
+         is_test, updated_at, subject)
       VALUES (${id}::uuid, ${key.communityId}::uuid, ${key.endpointId}::uuid, ${key.messageId}, ${key.eventType},
-              ${key.attempt}, 'PENDING', now(), ${requestId}, ${traceparent}, true, now())`;
+              ${key.attempt}, 'PENDING', now(), ${requestId}, ${traceparent}, true, now(), ${body.subject}::text)`;
     return id;
   }
 

@@ -15,4 +15,6 @@ export const WEBHOOK_TEST_EVENT = defineEvent({
     endpointId: '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b',
     message: 'Test delivery from the community platform',
   },
+  // the endpoint under test, as the operational events name the endpoint they are about
+  subject: ['endpointId'],
 });

@@ -12,6 +12,7 @@ import { ApiEndpoint } from '../../common/http/api-docs';
 import type { TenantContext } from '../../common/http/request-context';
 import { MessageExpungeService } from './core/expunge/message-expunge.service';
 import { DeliveryLogService } from './delivery-log.service';
+import { CommunityMessagePageDto, CommunityMessageQueryDto } from './dto/community-messages.dto';
 import {
   CommunityParamsDto,
   CreateWebhookDto,
@@ -91,6 +92,25 @@ export class WebhooksController {
   })
   expunge(@Param() params: MessageParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.expunger.expunge(communityOf(tenant, params), params.messageId);
+  }
+
+  // a static segment, like the expunge above: GET …/webhooks/messages never reaches a :webhookId route
+  @Get('messages')
+  @ApiEndpoint({
+    summary:
+      "The community's messages across its endpoints, newest first, cursor-paged (limit 1–100, default 50; filters)",
+    description:
+      'subject, eventType, since and until filter the message (since/until: when it was raised); endpointId, status and responseStatus its state at an endpoint (the latest attempt; responseStatus the latest one that ended), and choose the endpoints each item lists. Pass nextCursor as cursor for the next page: pages neither repeat nor skip a message while new ones arrive. 400 for a cursor this route did not give.',
+    auth: 'jwt',
+    response: CommunityMessagePageDto,
+    errors: [400, 403],
+  })
+  listCommunityMessages(
+    @Param() params: CommunityParamsDto,
+    @Query() query: CommunityMessageQueryDto,
+    @CurrentTenant() tenant: TenantContext,
+  ) {
+    return this.deliveries.communityMessages(communityOf(tenant, params), query);
   }
 
   @Get()
@@ -176,7 +196,7 @@ export class WebhooksController {
     summary:
       "An endpoint's log by message: newest first by latest attempt, each with every attempt (limit 1–100, default 50; offset; filters)",
     description:
-      'status, since and until apply to the latest attempt; eventType and messageId to the message. No total: hasMore says whether another page follows.',
+      'status, since and until apply to the latest attempt; responseStatus (a code, 2xx–5xx or network) to the latest attempt that ended; eventType, messageId and subject to the message. No total: hasMore says whether another page follows.',
     auth: 'jwt',
     response: MessagePageDto,
     errors: [403, 404],

@@ -4,6 +4,7 @@ import { AppConfig } from '../../config/app-config';
 import { DeliveryQueue } from './core/delivery-queue.service';
 import { WebhooksCoreModule } from './core/webhooks-core.module';
 import { DeliveryLogService } from './delivery-log.service';
+import { CommunityMessagesStore } from './community-messages.store';
 import { DeliveryLogStore } from './delivery-log.store';
 import { EventTypesController } from './event-types.controller';
 import { PortalLinksController, PortalSessionsController } from './portal/portal-links.controller';
@@ -41,6 +42,7 @@ import { WebhooksController } from './webhooks.controller';
     WebhookResendService,
     DeliveryLogService,
     DeliveryLogStore,
+    CommunityMessagesStore,
     RequestedAttemptsStore,
     PortalLinksService,
     PortalLinksStore,

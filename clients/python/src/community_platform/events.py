@@ -58,6 +58,7 @@ class CommunityUpdatedEvent(TypedDict):
     type: Literal["community.updated"]
     timestamp: str
     communityId: str
+    subject: str
     data: CommunityUpdatedEventData
 
 
@@ -83,6 +84,7 @@ class TweetCreatedEvent(TypedDict):
     type: Literal["tweet.created"]
     timestamp: str
     communityId: str
+    subject: str
     data: TweetCreatedEventData
 
 
@@ -108,6 +110,7 @@ class TweetUpdatedEvent(TypedDict):
     type: Literal["tweet.updated"]
     timestamp: str
     communityId: str
+    subject: str
     data: TweetUpdatedEventData
 
 
@@ -133,6 +136,7 @@ class TweetDeletedEvent(TypedDict):
     type: Literal["tweet.deleted"]
     timestamp: str
     communityId: str
+    subject: str
     data: TweetDeletedEventData
 
 
@@ -157,6 +161,7 @@ class CommentCreatedEvent(TypedDict):
     type: Literal["comment.created"]
     timestamp: str
     communityId: str
+    subject: str
     data: CommentCreatedEventData
 
 
@@ -181,6 +186,7 @@ class LikeCreatedEvent(TypedDict):
     type: Literal["like.created"]
     timestamp: str
     communityId: str
+    subject: str
     data: LikeCreatedEventData
 
 
@@ -204,6 +210,7 @@ class MemberJoinedEvent(TypedDict):
     type: Literal["member.joined"]
     timestamp: str
     communityId: str
+    subject: str
     data: MemberJoinedEventData
 
 
@@ -228,6 +235,7 @@ class MemberUpdatedEvent(TypedDict):
     type: Literal["member.updated"]
     timestamp: str
     communityId: str
+    subject: str
     data: MemberUpdatedEventData
 
 
@@ -286,6 +294,7 @@ class CustomizationUpdatedEvent(TypedDict):
     type: Literal["customization.updated"]
     timestamp: str
     communityId: str
+    subject: str
     data: Union[CustomizationUpdatedEventDataVariant1, CustomizationUpdatedEventDataVariant2, CustomizationUpdatedEventDataVariant3]
 
 
@@ -312,6 +321,7 @@ class EmbedSessionCreatedEvent(TypedDict):
     type: Literal["embed.session.created"]
     timestamp: str
     communityId: str
+    subject: str
     data: EmbedSessionCreatedEventData
 
 
@@ -328,6 +338,7 @@ class WebhookEndpointFailingEvent(TypedDict):
     type: Literal["webhook.endpoint.failing"]
     timestamp: str
     communityId: str
+    subject: str
     data: WebhookEndpointFailingEventData
 
 
@@ -345,6 +356,7 @@ class WebhookEndpointDisabledEvent(TypedDict):
     type: Literal["webhook.endpoint.disabled"]
     timestamp: str
     communityId: str
+    subject: str
     data: WebhookEndpointDisabledEventData
 
 
@@ -360,6 +372,7 @@ class WebhookEndpointRecoveredEvent(TypedDict):
     type: Literal["webhook.endpoint.recovered"]
     timestamp: str
     communityId: str
+    subject: str
     data: WebhookEndpointRecoveredEventData
 
 
@@ -378,6 +391,7 @@ class WebhookMessageExhaustedEvent(TypedDict):
     type: Literal["webhook.message.exhausted"]
     timestamp: str
     communityId: str
+    subject: str
     data: WebhookMessageExhaustedEventData
 
 
@@ -393,6 +407,7 @@ class WebhookTestEvent(TypedDict):
     type: Literal["webhook.test"]
     timestamp: str
     communityId: str
+    subject: str
     data: WebhookTestEventData
 
 

@@ -580,6 +580,40 @@ class ExpungedMessage(TypedDict):
     attemptsCancelled: float
 
 
+class MessageAtEndpoint(TypedDict):
+    #: the state of the latest attempt: SUCCESS, FAILED or PENDING (waiting for its send or its
+    #: retry)
+    status: DeliveryStatus
+    #: the HTTP status of the latest attempt that ended; null when none ended with an answer
+    lastResponseStatus: Optional[int]
+    endpointId: str
+    #: how many attempts so far
+    attempts: float
+
+
+class CommunityMessage(TypedDict):
+    #: the id of the resource the event is about; null for events raised before subjects were
+    #: recorded
+    subject: Optional[str]
+    #: each endpoint the message went to, in the order of their ids (those matching endpointId,
+    #: status and responseStatus when given)
+    endpoints: List[MessageAtEndpoint]
+    #: the webhook-id a receiver sees
+    messageId: str
+    eventType: str
+    #: when the event was raised (the instant its id holds)
+    createdAt: str
+    #: a probe of the test route
+    test: bool
+
+
+class CommunityMessagePage(TypedDict):
+    items: List[CommunityMessage]
+    #: pass it as `cursor` for the next page; null on the last page
+    nextCursor: Optional[str]
+    limit: float
+
+
 class WebhookListItem(TypedDict):
     events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
@@ -777,9 +811,9 @@ class Delivery(TypedDict):
     #: …/webhooks/messages/{messageId}/content): `payload` and `responseBody` are then null for
     #: good; null while the content is kept
     expungedAt: Optional[str]
-    #: the event body this attempt sent ({id, type, timestamp, communityId, data}); null once it
-    #: is pruned, WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's last attempt, or
-    #: expunged (`expungedAt`)
+    #: the event body this attempt sent ({id, type, timestamp, communityId, subject, data});
+    #: null once it is pruned, WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's
+    #: last attempt, or expunged (`expungedAt`)
     payload: Optional[Dict[str, Any]]
     id: str
     endpointId: str
@@ -805,6 +839,9 @@ class DeliveryPage(TypedDict):
 
 
 class Message(TypedDict):
+    #: the id of the resource the event is about; null for events raised before subjects were
+    #: recorded
+    subject: Optional[str]
     #: the state of the latest attempt: SUCCESS, FAILED (no attempt left, or waiting for a
     #: retry: see nextAttemptAt) or PENDING
     status: DeliveryStatus
@@ -1017,6 +1054,8 @@ __all__ = [
     "ChangeRole",
     "Comment",
     "Community",
+    "CommunityMessage",
+    "CommunityMessagePage",
     "CreateAdvertisement",
     "CreateApiKey",
     "CreateComment",
@@ -1055,6 +1094,7 @@ __all__ = [
     "MemberRole",
     "MembershipSummary",
     "Message",
+    "MessageAtEndpoint",
     "MessagePage",
     "ParentType",
     "Plan",

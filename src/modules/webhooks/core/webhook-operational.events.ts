@@ -37,6 +37,7 @@ export const WEBHOOK_OPERATIONAL_EVENTS = [
       properties: { endpointId, url, consecutiveFailures },
     },
     example: { endpointId: ENDPOINT_ID, url: URL_EXAMPLE, consecutiveFailures: 5 },
+    subject: ['endpointId'],
   }),
   defineEvent({
     type: 'webhook.endpoint.disabled',
@@ -58,6 +59,7 @@ export const WEBHOOK_OPERATIONAL_EVENTS = [
       },
     },
     example: { endpointId: ENDPOINT_ID, url: URL_EXAMPLE, reason: 'failing', consecutiveFailures: 10 },
+    subject: ['endpointId'],
   }),
   defineEvent({
     type: 'webhook.endpoint.recovered',
@@ -70,6 +72,7 @@ export const WEBHOOK_OPERATIONAL_EVENTS = [
       properties: { endpointId, url },
     },
     example: { endpointId: ENDPOINT_ID, url: URL_EXAMPLE },
+    subject: ['endpointId'],
   }),
   defineEvent({
     type: 'webhook.message.exhausted',
@@ -94,6 +97,7 @@ export const WEBHOOK_OPERATIONAL_EVENTS = [
       eventType: 'tweet.created',
       attempts: 8,
     },
+    subject: ['endpointId'],
   }),
 ] as const;
 

@@ -41,6 +41,7 @@ import {
 } from './delivery-settings.fields';
 import type { FilterDocument } from '../core/filter/event-filter';
 import { FilterField } from './webhook-filter.schema';
+import { ResponseStatusFilter, SubjectFilter } from './community-messages.dto';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -326,6 +327,12 @@ export class MessageQueryDto {
   @IsString()
   @MaxLength(100)
   messageId?: string;
+
+  @SubjectFilter()
+  subject?: string;
+
+  @ResponseStatusFilter()
+  responseStatus?: string;
 
   /** messages whose latest attempt was written at or after this time (ISO 8601) */
   @OptionalNotNull()

@@ -126,7 +126,7 @@ export class DeliveryDto {
   @ApiProperty({ nullable: true, type: Date })
   expungedAt: Date | null;
   /**
-   * the event body this attempt sent ({id, type, timestamp, communityId, data}); null once it is pruned,
+   * the event body this attempt sent ({id, type, timestamp, communityId, subject, data}); null once it is pruned,
    * WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's last attempt, or expunged (`expungedAt`)
    */
   @ApiProperty({
@@ -138,7 +138,8 @@ export class DeliveryDto {
       type: 'tweet.created',
       timestamp: '2026-11-23T14:00:00.000Z',
       communityId: '7c0e4c2a-5d1e-4c9a-9a63-2f0b8f6f1e11',
-      data: { tweet: { id: '0b7c…' } },
+      subject: '0b7c4d1e-2f3a-4b5c-8d6e-7f8a9b0c1d2e',
+      data: { tweet: { id: '0b7c4d1e-2f3a-4b5c-8d6e-7f8a9b0c1d2e' } },
     },
   })
   payload: Record<string, unknown> | null;
@@ -178,6 +179,9 @@ export class MessageDto {
   /** the webhook-id a receiver sees, the same on every attempt */
   messageId: string;
   eventType: string;
+  /** the id of the resource the event is about; null for events raised before subjects were recorded */
+  @ApiProperty({ nullable: true, type: String })
+  subject: string | null;
   /** the state of the latest attempt: SUCCESS, FAILED (no attempt left, or waiting for a retry: see nextAttemptAt) or PENDING */
   @ApiProperty({ enum: DeliveryStatus })
   status: DeliveryStatus;

@@ -293,8 +293,10 @@ export class DeliveryAttemptsStore {
         RETURNING d.id, d.request_id, d.traceparent
       ), inserted AS (
         INSERT INTO webhook_deliveries
-          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, started_at, updated_at)
-        SELECT ${randomUUID()}::uuid, community_id, id, ${messageId}, ${eventType}, ${attempt}, 'PENDING', now(), now(), now()
+          (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, started_at, updated_at,
+           subject)
+        SELECT ${randomUUID()}::uuid, community_id, id, ${messageId}, ${eventType}, ${attempt}, 'PENDING', now(), now(), now(),
+               (SELECT o.subject FROM outbox_events o WHERE o.message_id = ${messageId})
         FROM endpoint WHERE is_active AND disabled_at IS NULL AND ordering = 'unordered'
           AND NOT EXISTS (SELECT 1 FROM claimed)
         ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
@@ -440,7 +442,7 @@ export class DeliveryAttemptsStore {
         FROM target o
         WHERE d.id = o.id AND o.current_status = 'PENDING'
         RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.request_id, d.traceparent,
-                  d.queue_position, d.status, d.duration_ms, o.next_attempt, o.delay_ms
+                  d.queue_position, d.status, d.duration_ms, d.subject, o.next_attempt, o.delay_ms
       ), counted AS (
         -- the endpoints' hourly figures commit with the outcomes (webhook_count_attempts, in the migrations)
         SELECT webhook_count_attempts(array_agg(community_id), array_agg(endpoint_id), array_agg(status = 'SUCCESS'),
@@ -450,9 +452,9 @@ export class DeliveryAttemptsStore {
         -- the retry keeps its attempt's place in the endpoint's queue (a FIFO endpoint's head stays its head)
         INSERT INTO webhook_deliveries
           (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
-           traceparent, queue_position, updated_at)
+           traceparent, queue_position, updated_at, subject)
         SELECT gen_random_uuid(), community_id, endpoint_id, message_id, event_type, next_attempt, 'PENDING',
-               now() + delay_ms * interval '1 millisecond', request_id, traceparent, queue_position, now()
+               now() + delay_ms * interval '1 millisecond', request_id, traceparent, queue_position, now(), subject
         FROM closed WHERE next_attempt IS NOT NULL
         ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       )

@@ -18,6 +18,8 @@ export interface AbandonedAttempt extends AttemptKey {
   queuePosition: string | null;
   /** a probe of the test route (its API process died mid-send): closed, never retried nor counted */
   test: boolean;
+  /** the event's subject, which its retry keeps (like requestId) */
+  subject: string | null;
   /** its endpoint's own retry schedule in ms (empty: the platform's), which its retry follows */
   retryScheduleMs: number[];
 }
@@ -98,6 +100,7 @@ export class DeliverySweepStore {
         queue_position: string | null;
         is_test: boolean;
         retry_schedule_ms: number[];
+        subject: string | null;
       })[]
     >`
       WITH stale AS (
@@ -115,7 +118,7 @@ export class DeliverySweepStore {
       SET status = 'FAILED', error = ${OUTCOME_UNKNOWN}, next_attempt_at = NULL, updated_at = now()
       FROM stale WHERE d.id = stale.id AND d.status = 'PENDING'
       RETURNING d.id, d.community_id, d.endpoint_id, d.message_id, d.event_type, d.attempt, d.request_id,
-                d.traceparent, d.queue_position::text, d.is_test, stale.retry_schedule_ms`;
+                d.traceparent, d.queue_position::text, d.is_test, stale.retry_schedule_ms, d.subject`;
     return rows.map((r) => ({
       ...attemptOf(r),
       requestId: r.request_id,
@@ -123,6 +126,7 @@ export class DeliverySweepStore {
       queuePosition: r.queue_position,
       test: r.is_test,
       retryScheduleMs: r.retry_schedule_ms,
+      subject: r.subject,
     }));
   }
 
@@ -132,16 +136,17 @@ export class DeliverySweepStore {
     await tx.$executeRaw`
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
-         traceparent, queue_position, updated_at)
+         traceparent, queue_position, updated_at, subject)
       SELECT gen_random_uuid(), r.community_id, r.endpoint_id, r.message_id, r.event_type, r.attempt, 'PENDING',
              now() + r.delay_ms * interval '1 millisecond', r.request_id, r.traceparent,
-             COALESCE(r.queue_position, nextval('outbox_events_id_seq')), now()
+             COALESCE(r.queue_position, nextval('outbox_events_id_seq')), now(), r.subject
       FROM unnest(${retries.map((r) => r.of.communityId)}::uuid[], ${retries.map((r) => r.of.endpointId)}::uuid[],
                   ${retries.map((r) => r.of.messageId)}::text[], ${retries.map((r) => r.of.eventType)}::text[],
                   ${retries.map((r) => r.next.attempt)}::int[], ${retries.map((r) => r.next.delayMs)}::bigint[],
                   ${retries.map((r) => r.of.requestId)}::text[], ${retries.map((r) => r.of.traceparent)}::text[],
-                  ${retries.map((r) => r.of.queuePosition)}::bigint[])
-        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id, traceparent, queue_position)
+                  ${retries.map((r) => r.of.queuePosition)}::bigint[], ${retries.map((r) => r.of.subject)}::text[])
+        AS r(community_id, endpoint_id, message_id, event_type, attempt, delay_ms, request_id, traceparent, queue_position,
+             subject)
       ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING`;
   }
 

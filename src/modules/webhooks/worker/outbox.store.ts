@@ -151,7 +151,7 @@ export class WorkerOutboxStore {
       name: this.prisma.statementName('relay-outbox-batch'),
       text: `
         WITH locked AS MATERIALIZED (
-          SELECT id, community_id, message_id, event_type, payload, request_id, traceparent, created_at
+          SELECT id, community_id, message_id, event_type, payload, request_id, traceparent, created_at, subject
           FROM outbox_events
           WHERE relayed_at IS NULL
           ORDER BY id
@@ -191,7 +191,7 @@ export class WorkerOutboxStore {
           WHERE NOT f.blocked AND (f.position = 1 OR f.running <= $2)
         ), pairs AS MATERIALIZED (
           SELECT t.id AS outbox_id, t.community_id, t.message_id, t.event_type, t.request_id, t.traceparent,
-                 e.endpoint_id::uuid AS endpoint_id, c.claimable,
+                 t.subject, e.endpoint_id::uuid AS endpoint_id, c.claimable,
                  count(*) FILTER (WHERE c.claimable) OVER (ORDER BY t.id, e.position) AS claimable_position
           FROM taken t CROSS JOIN LATERAL unnest(t.endpoint_ids) WITH ORDINALITY AS e(endpoint_id, position)
           CROSS JOIN LATERAL (SELECT NOT e.endpoint_id = ANY(t.fifo_endpoint_ids)
@@ -199,10 +199,10 @@ export class WorkerOutboxStore {
         ), inserted AS (
           INSERT INTO webhook_deliveries
             (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, request_id,
-             traceparent, queue_position, updated_at, started_at)
+             traceparent, queue_position, updated_at, started_at, subject)
           SELECT gen_random_uuid(), p.community_id, p.endpoint_id, p.message_id, p.event_type, 1, 'PENDING', now(),
                  p.request_id, p.traceparent, p.outbox_id, now(),
-                 CASE WHEN p.claimable AND p.claimable_position <= $3 THEN now() END
+                 CASE WHEN p.claimable AND p.claimable_position <= $3 THEN now() END, p.subject
           FROM pairs p
           ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
           RETURNING id, endpoint_id, message_id, started_at, request_id, traceparent
