@@ -53,7 +53,7 @@ export class WebhookReplaysController {
       },
     },
   })
-  async create(
+  async createReplay(
     @Param() params: CommunityParamsDto,
     @Body() dto: CreateReplayDto,
     @CurrentTenant() tenant: TenantContext,
@@ -77,7 +77,7 @@ export class WebhookReplaysController {
     paged: true,
     errors: [403],
   })
-  list(
+  listReplays(
     @Param() params: CommunityParamsDto,
     @Query() query: PageQueryDto,
     @CurrentTenant() tenant: TenantContext,
@@ -92,7 +92,7 @@ export class WebhookReplaysController {
     response: ReplayDto,
     errors: [403, 404],
   })
-  get(@Param() params: ReplayParamsDto, @CurrentTenant() tenant: TenantContext) {
+  getReplay(@Param() params: ReplayParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.replays.get(communityOf(tenant, params), params.replayId);
   }
 
@@ -103,7 +103,7 @@ export class WebhookReplaysController {
     response: ReplayDto,
     errors: [403, 404],
   })
-  cancel(@Param() params: ReplayParamsDto, @CurrentTenant() tenant: TenantContext) {
+  cancelReplay(@Param() params: ReplayParamsDto, @CurrentTenant() tenant: TenantContext) {
     return this.replays.cancel(communityOf(tenant, params), params.replayId);
   }
 }
