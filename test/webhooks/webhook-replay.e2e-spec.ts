@@ -1,3 +1,4 @@
+import { ReplayBatchesStore } from '../../src/modules/webhooks/worker/replay-batches.store';
 import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
@@ -238,5 +239,27 @@ describe('webhook bulk replay: selection and routes', () => {
       (await call(api.app, 'GET', `${hooks(a.community.id)}/replays/${ofA}`, { token: a.token })).body.data
         .state,
     ).toBe('queued');
+  });
+
+  it('cancel stops queuing: a batch after the cancel takes nothing of it', async () => {
+    const owner = await memberWithToken(api.app, { plan: 'PRO' });
+    const endpoint = await addEndpoint(owner);
+    await seed(owner.community.id, endpoint, 6, { status: 'FAILED', responseStatus: 500 });
+    const id = (await replay(owner, { since: since() })).body.data.id as string;
+    // the workers' store, driven here batch by batch: 2 attempts, then the cancel
+    const batches = new ReplayBatchesStore(api.prisma);
+    let first = await batches.takeBatch(2, 1_000);
+    // other tests' replays may come first: take until this one's batch
+    while (first && first.replayId !== id) first = await batches.takeBatch(2, 1_000);
+    expect(first).toMatchObject({ replayId: id, done: false });
+    expect(first!.jobs).toHaveLength(2);
+    await call(api.app, 'POST', `${hooks(owner.community.id)}/replays/${id}/cancel`, { token: owner.token });
+    for (let next = await batches.takeBatch(2, 1_000); next; next = await batches.takeBatch(2, 1_000))
+      expect(next.replayId).not.toBe(id);
+    expect(await api.prisma.webhookDelivery.count({ where: { replayId: id } })).toBe(2);
+    const read = await call(api.app, 'GET', `${hooks(owner.community.id)}/replays/${id}`, {
+      token: owner.token,
+    });
+    expect(read.body.data).toMatchObject({ state: 'cancelled', queued: 2, skipped: 0 });
   });
 });
