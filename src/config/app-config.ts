@@ -213,6 +213,20 @@ export class AppConfig {
   @Max(1_000_000)
   WEBHOOK_RECOVER_MAX = 10_000;
 
+  /** Attempts one bulk-replay batch queues at most, in one transaction (docs/operations.md#bulk-replays). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_REPLAY_BATCH = 500;
+
+  /** A replay with this many of its attempts still waiting to be sent takes no further batch until they go. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  WEBHOOK_REPLAY_MAX_PENDING = 2_000;
+
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_INSECURE_TARGETS = false;
@@ -358,6 +372,10 @@ export class AppConfig {
   @IsPositiveDuration('10m')
   WEBHOOK_LOG_PRUNE_INTERVAL = '10m';
 
+  /** How often an idle worker looks for bulk replays to take batches of. */
+  @IsPositiveDuration('1s')
+  WEBHOOK_REPLAY_INTERVAL = '1s';
+
   /** How long a stopping worker waits for in-flight jobs. */
   @IsDuration('20s')
   WORKER_SHUTDOWN_TIMEOUT = '20s';
@@ -390,6 +408,7 @@ export class AppConfig {
   readonly webhookLogRetentionMs!: number;
   readonly webhookLogRetentionFreeMs!: number;
   readonly webhookLogPruneIntervalMs!: number;
+  readonly webhookReplayIntervalMs!: number;
   readonly workerStalledIntervalMs!: number;
   readonly authRateLimitWindowMs!: number;
   readonly loginFailureWindowMs!: number;
@@ -533,6 +552,7 @@ type ParsedDurations = Pick<
   | 'webhookLogRetentionMs'
   | 'webhookLogRetentionFreeMs'
   | 'webhookLogPruneIntervalMs'
+  | 'webhookReplayIntervalMs'
   | 'workerStalledIntervalMs'
   | 'authRateLimitWindowMs'
   | 'loginFailureWindowMs'
@@ -559,6 +579,7 @@ function parseDurations(config: AppConfig): ParsedDurations {
     webhookLogRetentionMs: durationMs(config.WEBHOOK_LOG_RETENTION),
     webhookLogRetentionFreeMs: durationMs(config.WEBHOOK_LOG_RETENTION_FREE),
     webhookLogPruneIntervalMs: durationMs(config.WEBHOOK_LOG_PRUNE_INTERVAL),
+    webhookReplayIntervalMs: durationMs(config.WEBHOOK_REPLAY_INTERVAL),
     workerStalledIntervalMs: durationMs(config.WORKER_STALLED_INTERVAL),
     authRateLimitWindowMs: durationMs(config.AUTH_RATE_LIMIT_WINDOW),
     loginFailureWindowMs: durationMs(config.LOGIN_FAILURE_WINDOW),

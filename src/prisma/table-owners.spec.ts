@@ -83,6 +83,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "a claim that writes its missing attempt copies the event's subject onto it in the same statement",
       'src/modules/webhooks/core/expunge/message-content.store.ts':
         "an expunge deletes the message's event in the transaction that marks its attempts expunged",
+      'src/modules/webhooks/core/replays/replay-selection.ts':
+        "a replay's selection reads each event with its latest attempt in one JOIN (reads only)",
     },
   },
   webhook_endpoints: {
@@ -92,6 +94,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "the log's retention walks the endpoints with their community's plan in one JOIN (reads only)",
       'src/modules/webhooks/worker/outbox.store.ts':
         "the relay fans each event out to its community's subscribed endpoints in the statement that writes the attempts",
+      'src/modules/webhooks/worker/replay-batches.store.ts':
+        "a replay's batch skips a paused or disabled endpoint's messages in the statement that writes the attempts (reads only)",
       'src/modules/webhooks/worker/delivery-attempts.store.ts':
         'an attempt is claimed in the statement that reads its endpoint and secrets',
       'src/modules/webhooks/delivery-log.store.ts':
@@ -124,6 +128,17 @@ const TABLE_OWNERS: Record<string, Ownership> = {
       'src/modules/webhooks/worker/delivery-log-retention.store.ts': "the log's retention",
       'src/modules/webhooks/core/expunge/message-content.store.ts':
         'an expunge marks the attempts and clears their answers',
+      'src/modules/webhooks/core/replays/replay-selection.ts':
+        "a replay's selection: each event's latest attempt (reads only)",
+      'src/modules/webhooks/worker/replay-batches.store.ts':
+        "a replay's batch writes its attempts in the transaction that advances the replay's cursor",
+    },
+  },
+  webhook_replays: {
+    owner: 'src/modules/webhooks/replays/webhook-replays.store.ts',
+    sharedWith: {
+      'src/modules/webhooks/worker/replay-batches.store.ts':
+        "the workers' batches: the replay's claim, its attempts and its cursor in one transaction",
     },
   },
   webhook_missed_events: {

@@ -714,6 +714,72 @@ export function routeGroups(http: HttpClient) {
           `/api/communities/${e(communityId)}/webhooks/${e(webhookId)}/recover`,
           { body, idempotency: options, auth: 'bearer' },
         ),
+      /**
+       * The community's replays, newest first
+       *
+       * Every item, one page (`limit`) at a time: `for await (const item of ...)`.
+       */
+      listReplays: (
+        communityId: string,
+        query: Filters<'/api/communities/{communityId}/webhooks/replays'> = {},
+      ) =>
+        pagedList<'/api/communities/{communityId}/webhooks/replays'>(
+          http,
+          `/api/communities/${e(communityId)}/webhooks/replays`,
+          query,
+          'bearer',
+        ),
+      /**
+       * The community's replays, newest first
+       *
+       * One page (`page`, `limit`).
+       */
+      listReplaysPage: (
+        communityId: string,
+        query: QueryParams<'/api/communities/{communityId}/webhooks/replays', 'get'> = {},
+      ) =>
+        http.request<ResponseData<'/api/communities/{communityId}/webhooks/replays', 'get'>>(
+          'GET',
+          `/api/communities/${e(communityId)}/webhooks/replays`,
+          { query, auth: 'bearer' },
+        ),
+      /**
+       * Replay, in the background, the messages of a window whose latest attempt on an endpoint matches;
+       * or count them (dryRun)
+       *
+       * since is required; until defaults to now; the window is at most 30 days and no further back than
+       * WEBHOOK_MESSAGE_RETENTION. Each selected message is queued once per endpoint as the next attempt
+       * of its messageId, marked trigger "replay" in the log; the endpoint's rate limit, FIFO order and
+       * in-flight caps apply. dryRun: 200 with the count per endpoint, nothing written. Otherwise 202: a
+       * worker takes the selection in batches; read its progress with GET …/replays/{replayId}. 404 when
+       * an endpoint id is not one of this community; 409 when the community has 3 replays queued or
+       * running.
+       */
+      createReplay: (
+        communityId: string,
+        body: RequestBody<'/api/communities/{communityId}/webhooks/replays', 'post'>,
+        options: IdempotencyOptions = {},
+      ) =>
+        http.request<ResponseData<'/api/communities/{communityId}/webhooks/replays', 'post'>>(
+          'POST',
+          `/api/communities/${e(communityId)}/webhooks/replays`,
+          { body, idempotency: options, auth: 'bearer' },
+        ),
+      /** A replay's state and progress */
+      getReplay: (communityId: string, replayId: string) =>
+        http.request<ResponseData<'/api/communities/{communityId}/webhooks/replays/{replayId}', 'get'>>(
+          'GET',
+          `/api/communities/${e(communityId)}/webhooks/replays/${e(replayId)}`,
+          { auth: 'bearer' },
+        ),
+      /** Stop queuing: the attempts already queued are sent; a finished replay is answered as it is */
+      cancelReplay: (communityId: string, replayId: string, options: IdempotencyOptions = {}) =>
+        http.request<
+          ResponseData<'/api/communities/{communityId}/webhooks/replays/{replayId}/cancel', 'post'>
+        >('POST', `/api/communities/${e(communityId)}/webhooks/replays/${e(replayId)}/cancel`, {
+          idempotency: options,
+          auth: 'bearer',
+        }),
       /** Event names an endpoint may subscribe to, each with its body schema and an example */
       eventTypes: () =>
         http.request<ResponseData<'/api/webhooks/event-types', 'get'>>('GET', '/api/webhooks/event-types', {

@@ -36,6 +36,23 @@ export interface DeliveryView {
   expungedAt: Date | string | null;
   /** the event body sent; null once pruned (WEBHOOK_MESSAGE_RETENTION after its last attempt) or expunged */
   payload: EventBody | null;
+  /** what made this attempt (attemptTrigger) */
+  trigger: AttemptTrigger;
+  /** the bulk replay that queued it (trigger "replay"); null otherwise */
+  replayId: string | null;
+}
+
+/** What made an attempt: its event (attempt 1), a scheduled retry, a resend, a recover, a bulk replay, the test route. */
+export type AttemptTrigger = 'event' | 'retry' | 'resend' | 'recover' | 'replay' | 'test';
+
+/**
+ * The stored trigger ('resend', 'recover', 'replay': what a person asked for), or what the attempt itself says:
+ * a probe of the test route, the relay's first attempt, or a retry scheduled after a failure.
+ */
+export function attemptTrigger(stored: string | null, isTest: boolean, attempt: number): AttemptTrigger {
+  if (stored) return stored as AttemptTrigger;
+  if (isTest) return 'test';
+  return attempt === 1 ? 'event' : 'retry';
 }
 
 /**
@@ -60,11 +77,14 @@ export interface DeliveryRow<Time = Date> {
   is_test: boolean;
   request_id: string | null;
   expunged_at: Time | null;
+  trigger: string | null;
+  replay_id: string | null;
 }
 
 /** The columns of a DeliveryRow, for a statement's SELECT or RETURNING list. */
 export const DELIVERY_COLUMNS = `id, endpoint_id, message_id, event_type, attempt, status, response_status, response_body,
-  duration_ms, error, created_at, updated_at, next_attempt_at, started_at, is_test, request_id, expunged_at`;
+  duration_ms, error, created_at, updated_at, next_attempt_at, started_at, is_test, request_id, expunged_at, trigger,
+  replay_id`;
 
 /** An attempt row as the API shows it, with the event body it sent (or sends). */
 export function toDeliveryView(row: DeliveryRow<Date | string>, payload: EventBody | null): DeliveryView {
@@ -88,6 +108,8 @@ export function toDeliveryView(row: DeliveryRow<Date | string>, payload: EventBo
     requestId: row.request_id,
     expungedAt: row.expunged_at,
     payload,
+    trigger: attemptTrigger(row.trigger, row.is_test, row.attempt),
+    replayId: row.replay_id,
   };
 }
 
@@ -114,6 +136,8 @@ type DeliveryPageRow = [
   requestId: string | null,
   expungedAt: string | null,
   payload: EventBody | null,
+  trigger: string | null,
+  replayId: string | null,
   total: string,
   endpointFound: boolean,
 ];
@@ -142,6 +166,8 @@ function deliveryView(row: DeliveryPageRow, endpointId: string): DeliveryView {
     requestId: row[14],
     expungedAt: row[15],
     payload: row[16],
+    trigger: attemptTrigger(row[17], row[13]!, row[3]!),
+    replayId: row[18],
   };
 }
 
@@ -268,7 +294,7 @@ export function messagesStatement(
            ${Prisma.raw(ISO('a.created_at'))} AS created_at, ${Prisma.raw(ISO('a.updated_at'))} AS updated_at,
            ${Prisma.raw(ISO('a.next_attempt_at'))} AS next_attempt_at,
            ${Prisma.raw(ISO('a.started_at'))} AS started_at, a.is_test, a.request_id,
-           ${Prisma.raw(ISO('a.expunged_at'))} AS expunged_at, a.subject,
+           ${Prisma.raw(ISO('a.expunged_at'))} AS expunged_at, a.subject, a.trigger, a.replay_id::text AS replay_id,
            CASE WHEN a.id = page.id THEN page.payload END AS payload,
            (SELECT count(*) FROM latest) > ${limit} AS has_more
       FROM (SELECT latest.*,
@@ -315,7 +341,7 @@ export class DeliveryLogStore {
         SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
                item.response_body, item.duration_ms, item.error, item.created_at, item.updated_at,
                item.next_attempt_at, item.started_at, item.is_test, item.request_id, item.expunged_at, item.payload,
-               counter.total,
+               item.trigger, item.replay_id, counter.total,
                counter.endpoint_found
           FROM (SELECT (SELECT coalesce(sum(value), 0) FROM webhook_delivery_counters
                          WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}) AS total,
@@ -329,6 +355,7 @@ export class DeliveryLogStore {
                    page.is_test, page.request_id, ${ISO('page.expunged_at')} AS expunged_at,
                    (SELECT o.payload FROM outbox_events o
                      WHERE o.message_id = page.message_id AND o.community_id = $1::uuid) AS payload,
+                   page.trigger, page.replay_id::text AS replay_id,
                    page.created_at AS sort_at, page.id AS sort_id
               FROM (SELECT * FROM webhook_deliveries
                      WHERE community_id = $1::uuid AND endpoint_id = $2::uuid ${status}
@@ -339,8 +366,8 @@ export class DeliveryLogStore {
       [communityId, endpointId, query.offset, ...(query.status ? [query.status] : [])],
     );
     const first = rows[0];
-    if (!first?.[18]) return null;
-    const total = Number(first[17]);
+    if (!first?.[20]) return null;
+    const total = Number(first[19]);
     // past the end, the one row holds only total and endpoint_found
     const items: DeliveryView[] = first[0] === null ? [] : rows.map((row) => deliveryView(row, endpointId));
     return {

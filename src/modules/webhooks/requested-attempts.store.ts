@@ -112,12 +112,12 @@ export class RequestedAttemptsStore {
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
-         traceparent, subject)
+         traceparent, subject, trigger)
       SELECT ${randomUUID()}::uuid, ${communityId}::uuid, ${endpointId}::uuid, ${messageId}, event.event_type,
              (SELECT max(d.attempt) FROM webhook_deliveries d
               WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}) + 1,
              'PENDING', now(), now(),
-             latest.request_id, latest.traceparent, event.subject
+             latest.request_id, latest.traceparent, event.subject, 'resend'
       FROM event
       LEFT JOIN LATERAL (SELECT d.request_id, d.traceparent FROM webhook_deliveries d
                          WHERE d.endpoint_id = ${endpointId}::uuid AND d.message_id = ${messageId}
@@ -162,9 +162,9 @@ export class RequestedAttemptsStore {
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
-         traceparent, subject)
+         traceparent, subject, trigger)
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, f.message_id, f.event_type,
-             f.attempt + 1, 'PENDING', now(), now(), f.request_id, f.traceparent, f.subject
+             f.attempt + 1, 'PENDING', now(), now(), f.request_id, f.traceparent, f.subject, 'recover'
       FROM failed f
       ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       RETURNING ${RETURNED}
@@ -222,9 +222,9 @@ export class RequestedAttemptsStore {
     ), inserted AS (
       INSERT INTO webhook_deliveries
         (id, community_id, endpoint_id, message_id, event_type, attempt, status, next_attempt_at, updated_at, request_id,
-         traceparent, subject)
+         traceparent, subject, trigger)
       SELECT gen_random_uuid(), ${communityId}::uuid, ${endpointId}::uuid, o.message_id, o.event_type,
-             1, 'PENDING', now(), now(), o.request_id, o.traceparent, o.subject
+             1, 'PENDING', now(), now(), o.request_id, o.traceparent, o.subject, 'recover'
       FROM taken t JOIN outbox_events o ON o.id = t.outbox_id
       ON CONFLICT (message_id, endpoint_id, attempt) DO NOTHING
       RETURNING ${RETURNED}

@@ -16,6 +16,9 @@ import { WebhookFiguresService } from './webhook-figures.service';
 import { WebhookResendService } from './webhook-resend.service';
 import { WebhookTestService } from './webhook-test.service';
 import { WebhooksController } from './webhooks.controller';
+import { WebhookReplaysController } from './replays/webhook-replays.controller';
+import { WebhookReplaysService } from './replays/webhook-replays.service';
+import { WebhookReplaysStore } from './replays/webhook-replays.store';
 
 /**
  * The webhook management API: endpoints, the delivery log, the figures, resend and recover, the test
@@ -27,7 +30,13 @@ import { WebhooksController } from './webhooks.controller';
     // the portal's sessions are tokens of the auth module
     AuthModule,
   ],
-  controllers: [WebhooksController, EventTypesController, PortalLinksController, PortalSessionsController],
+  controllers: [
+    WebhooksController,
+    WebhookReplaysController,
+    EventTypesController,
+    PortalLinksController,
+    PortalSessionsController,
+  ],
   providers: [
     // the producer side only, for resends and recovers: opened on the first of them, so an API that
     // never resends never loads BullMQ (docs/architecture.md#what-each-process-loads)
@@ -46,6 +55,8 @@ import { WebhooksController } from './webhooks.controller';
     RequestedAttemptsStore,
     PortalLinksService,
     PortalLinksStore,
+    WebhookReplaysService,
+    WebhookReplaysStore,
   ],
   exports: [WebhookEndpointsService],
 })

@@ -37,6 +37,8 @@ from .types_generated import (
     PortalLink,
     PortalSession,
     RecoverResult,
+    Replay,
+    ReplayDryRun,
     RotatedSecret,
     SdkCommunity,
     Settings,
@@ -823,6 +825,78 @@ class WebhooksRoutes(_Group):
             "POST",
             "/api/communities/{}/webhooks/{}/recover".format(_seg(community_id), _seg(webhook_id)),
             body=_body(dict(fields, since=since)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+            auth=AUTH_BEARER,
+        )
+
+    def list_replays(self, community_id: str, **filters: Any) -> Paginated[Replay]:
+        """The community's replays, newest first
+
+        Every item, ``limit`` at a time: ``for item in …``.
+        """
+        return self._paged(
+            "/api/communities/{}/webhooks/replays".format(_seg(community_id)),
+            filters,
+            auth=AUTH_BEARER,
+        )
+
+    def list_replays_page(self, community_id: str, **query: Any) -> Dict[str, Any]:
+        """One page (``page``, ``limit``)."""
+        return self._http.request(
+            "GET",
+            "/api/communities/{}/webhooks/replays".format(_seg(community_id)),
+            query=_body(query),
+            auth=AUTH_BEARER,
+        )
+
+    def create_replay(
+        self,
+        community_id: str,
+        since: Any,
+        *,
+        idempotency_key: Optional[str] = None,
+        **fields: Any,
+    ) -> ReplayDryRun:
+        """Replay, in the background, the messages of a window whose latest attempt on an endpoint
+        matches; or count them (dryRun)
+
+        since is required; until defaults to now; the window is at most 30 days and no further back
+        than WEBHOOK_MESSAGE_RETENTION. Each selected message is queued once per endpoint as the
+        next attempt of its messageId, marked trigger "replay" in the log; the endpoint's rate
+        limit, FIFO order and in-flight caps apply. dryRun: 200 with the count per endpoint, nothing
+        written. Otherwise 202: a worker takes the selection in batches; read its progress with GET
+        …/replays/{replayId}. 404 when an endpoint id is not one of this community; 409 when the
+        community has 3 replays queued or running.
+        """
+        return self._http.request(
+            "POST",
+            "/api/communities/{}/webhooks/replays".format(_seg(community_id)),
+            body=_body(dict(fields, since=since)),
+            idempotent=True,
+            idempotency_key=idempotency_key,
+            auth=AUTH_BEARER,
+        )
+
+    def get_replay(self, community_id: str, replay_id: str) -> Replay:
+        """A replay's state and progress"""
+        return self._http.request(
+            "GET",
+            "/api/communities/{}/webhooks/replays/{}".format(_seg(community_id), _seg(replay_id)),
+            auth=AUTH_BEARER,
+        )
+
+    def cancel_replay(
+        self,
+        community_id: str,
+        replay_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> Replay:
+        """Stop queuing: the attempts already queued are sent; a finished replay is answered as it is"""
+        return self._http.request(
+            "POST",
+            "/api/communities/{}/webhooks/replays/{}/cancel".format(_seg(community_id), _seg(replay_id)),
             idempotent=True,
             idempotency_key=idempotency_key,
             auth=AUTH_BEARER,

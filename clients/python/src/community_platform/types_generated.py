@@ -815,6 +815,12 @@ class Delivery(TypedDict):
     #: null once it is pruned, WEBHOOK_MESSAGE_RETENTION (default 30 days) after the event's
     #: last attempt, or expunged (`expungedAt`)
     payload: Optional[Dict[str, Any]]
+    #: what made this attempt: "event" the relay's first attempt, "retry" one scheduled after a
+    #: failure, "resend" or "recover" those routes, "replay" a bulk replay (replayId), "test"
+    #: the test route
+    trigger: Literal["event", "retry", "resend", "recover", "replay", "test"]
+    #: the bulk replay that queued this attempt (trigger "replay"); null otherwise
+    replayId: Optional[str]
     id: str
     endpointId: str
     #: identical across the retries of one event; also the webhook-id header
@@ -982,6 +988,65 @@ class RecoverDeliveries(RecoverDeliveriesRequired, total=False):
     communityId: str
 
 
+class ReplayDryRun(TypedDict):
+    #: the same per endpoint id (endpoints with nothing selected are left out)
+    byEndpoint: Dict[str, int]
+    #: the messages × endpoints the replay would select now
+    count: float
+
+
+class CreatedReplay(TypedDict):
+    id: str
+    state: Literal["queued"]
+    #: what the selection held when the replay was created
+    total: float
+
+
+class CreateReplayRequired(TypedDict):
+    #: start of the window of event raise times, inclusive; no longer ago than
+    #: WEBHOOK_MESSAGE_RETENTION
+    since: str
+
+
+class CreateReplay(CreateReplayRequired, total=False):
+    #: end of the window, exclusive; default: now; at most 30 days after since
+    until: str
+    #: endpoints of this community, at most 100; default: every endpoint of the community. An id
+    #: that is not one of its endpoints: 404
+    endpointIds: List[str]
+    #: only events of these types; default: every type
+    eventTypes: List[str]
+    #: the state of the message's latest attempt on the endpoint: FAILED (when left out),
+    #: SUCCESS, or ANY finished one (a message whose latest attempt is still PENDING is left to
+    #: its own schedule)
+    status: Literal["FAILED", "SUCCESS", "ANY"]
+    #: only messages whose latest attempt answered one of these: a status code, a class ("4xx":
+    #: 400–499), or "network" (failed with no HTTP answer: connection, timeout, refused
+    #: address); default: any
+    responseStatus: List[Union[Dict[str, Any], Literal["1xx", "2xx", "3xx", "4xx", "5xx", "network"]]]
+    #: true: answer 200 with what would be queued, per endpoint, and write nothing
+    dryRun: bool
+    #: community id or slug
+    communityId: str
+
+
+class Replay(TypedDict):
+    id: str
+    #: queued: no batch taken yet; running: a worker is taking batches; done: the whole
+    #: selection was taken; cancelled: stopped by a cancel
+    state: Literal["queued", "running", "done", "cancelled"]
+    #: when it was done or cancelled; null before
+    finishedAt: Optional[str]
+    #: the messages × endpoints the selection held when the replay was created
+    total: float
+    #: attempts the replay queued so far (each message at most once per endpoint)
+    queued: float
+    #: selected messages not queued: their endpoint was paused or disabled, or a newer attempt
+    #: was written meanwhile
+    skipped: float
+    createdAt: str
+
+
 class EventType(TypedDict):
     #: JSON Schema of the whole body a receiver gets for this event (also in the OpenAPI
     #: components)
@@ -1061,9 +1126,11 @@ __all__ = [
     "CreateComment",
     "CreateCommunity",
     "CreateEmbedSession",
+    "CreateReplay",
     "CreateTask",
     "CreateWebhook",
     "CreatedApiKey",
+    "CreatedReplay",
     "CreatedWebhook",
     "CustomDomainPending",
     "DeletedAdvertisement",
@@ -1106,6 +1173,8 @@ __all__ = [
     "RecoverDeliveries",
     "RecoverResult",
     "RefreshToken",
+    "Replay",
+    "ReplayDryRun",
     "ResendDelivery",
     "RotatedSecret",
     "SdkCommunity",

@@ -143,6 +143,17 @@ export class DeliveryDto {
     },
   })
   payload: Record<string, unknown> | null;
+
+  @ApiProperty({
+    enum: ['event', 'retry', 'resend', 'recover', 'replay', 'test'],
+    description:
+      'what made this attempt: "event" the relay\'s first attempt, "retry" one scheduled after a failure, "resend" or "recover" those routes, "replay" a bulk replay (replayId), "test" the test route',
+  })
+  trigger: 'event' | 'retry' | 'resend' | 'recover' | 'replay' | 'test';
+
+  /** the bulk replay that queued this attempt (trigger "replay"); null otherwise */
+  @ApiProperty({ nullable: true, type: String, format: 'uuid' })
+  replayId: string | null;
 }
 
 export class RecoverResultDto {

@@ -27,6 +27,8 @@ import { OutboxRetention } from './outbox-retention.service';
 import { DeliveryLogRetention } from './delivery-log-retention.service';
 import { DeliveryLogRetentionStore } from './delivery-log-retention.store';
 import { WorkerOutboxStore } from './outbox.store';
+import { ReplayBatchesStore } from './replay-batches.store';
+import { ReplayRunner } from './replay-runner.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
 
@@ -81,6 +83,8 @@ import { WorkerRuntime } from './worker-runtime.service';
     DeliverySweep,
     WorkerRuntime,
     WorkerMetrics,
+    ReplayBatchesStore,
+    ReplayRunner,
   ],
   exports: [WorkerRuntime],
 })

@@ -7,6 +7,7 @@ import { AppConfig } from '../../../config/app-config';
 import { OutboxRelay } from './outbox-relay.service';
 import { DeliveryLogRetention } from './delivery-log-retention.service';
 import { OutboxRetention } from './outbox-retention.service';
+import { ReplayRunner } from './replay-runner.service';
 
 /**
  * Starts the relay, the job consumer and the sweep with the application context, and stops them in
@@ -28,6 +29,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly sweep: DeliverySweep,
     private readonly local: LocalDeliveries,
     private readonly config: AppConfig,
+    private readonly replays: ReplayRunner,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -36,6 +38,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     this.retention.start();
     this.logRetention.start();
     this.sweep.start();
+    this.replays.start();
     this.logger.log('delivery worker started: relaying the outbox, processing and sweeping deliveries');
   }
 
@@ -45,6 +48,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
       await this.retention.stop();
       await this.logRetention.stop();
       await this.sweep.stop();
+      await this.replays.stop();
       // the attempts the relay ran here finish and are recorded beside the queue's jobs in flight
       await Promise.all([this.local.stop(this.config.workerShutdownTimeoutMs), this.worker.stop()]);
       await this.queue.close();
