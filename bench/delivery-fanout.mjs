@@ -13,6 +13,7 @@
 //
 // BENCH_RECORD=1 (or --record) appends the run to bench/results/delivery-fanout.jsonl (lib/record.mjs);
 // without the floor (FLOOR_DIR missing) the service runs alone and its time carries no ratio.
+//
 //   BENCH_FILTERS=1 node bench/delivery-fanout.mjs   # BENCH_ENDPOINTS (10), BENCH_EVENTS (2000)
 //
 // measures the relay with content filters instead (no floor): 10 endpoints without a filter, then each
@@ -29,7 +30,6 @@ import {
 } from './lib/delivery-harness.mjs';
 import { floorPresent, ratioIfFloor, runFloor } from './lib/floor.mjs';
 import { record } from './lib/record.mjs';
-import { ratio, runFloor } from './lib/floor.mjs';
 import { relayWithFilters } from './lib/relay-filters.mjs';
 
 if (process.env.BENCH_FILTERS === '1') {

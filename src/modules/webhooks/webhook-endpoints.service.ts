@@ -138,7 +138,9 @@ export class WebhookEndpointsService {
    * The endpoint as reads show it: its sealed headers become names with masked values, its stored
    * schedule (ms) the delays it stands for.
    */
-  private view<T extends { customHeaders: unknown; ordering: string; retryScheduleMs: number[]; filter: unknown }>(
+  private view<
+    T extends { customHeaders: unknown; ordering: string; retryScheduleMs: number[]; filter: unknown },
+  >(
     endpoint: T,
   ): Omit<T, 'customHeaders' | 'ordering' | 'retryScheduleMs' | 'filter'> & {
     headers: CustomHeaders;

@@ -614,6 +614,14 @@ class CommunityMessagePage(TypedDict):
     limit: float
 
 
+#: Which of the subscribed events this endpoint is sent, matched against the delivered body. Keys
+#: are field names (at the top level type, timestamp, data; an object descends into that field) or
+#: $and, $or (lists of filters) and $not (a filter). A field's value is a literal (equality), an
+#: object of operators, or a filter of the nested object. A list in the event matches when one item
+#: does. At most 8 levels, 100 keys and 4096 bytes of JSON.
+WebhookFilter = Dict[str, Any]
+
+
 class WebhookListItem(TypedDict):
     events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
@@ -632,6 +640,8 @@ class WebhookListItem(TypedDict):
     retrySchedule: Optional[List[str]]
     #: each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT
     timeoutMs: Optional[int]
+    #: which of the subscribed events are sent (a filter document); null: every one
+    filter: Optional[WebhookFilter]
     #: attempts whose outcome was recorded in the current hour and the 23 before (the figures
     #: route's 24h totals)
     attempts24h: float
@@ -671,6 +681,8 @@ class CreatedWebhook(TypedDict):
     retrySchedule: Optional[List[str]]
     #: each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT
     timeoutMs: Optional[int]
+    #: which of the subscribed events are sent (a filter document); null: every one
+    filter: Optional[WebhookFilter]
     #: the signing secret (whsec_…), shown in this response only
     secret: str
     id: str
@@ -716,6 +728,10 @@ class CreateWebhook(CreateWebhookRequired, total=False):
     #: each send's timeout in milliseconds, 1000–30000; null: the platform's WEBHOOK_TIMEOUT. A
     #: change applies to the attempts sent after it; default: null
     timeoutMs: Optional[int]
+    #: only the subscribed events whose delivered body matches this filter are sent: the others
+    #: are not attempted, logged nor counted as missed (the test route ignores it). null: every
+    #: subscribed event; default: null
+    filter: Optional[WebhookFilter]
     description: str
     #: community id or slug
     communityId: str
@@ -739,6 +755,8 @@ class Webhook(TypedDict):
     retrySchedule: Optional[List[str]]
     #: each send's timeout in milliseconds; null: the platform's WEBHOOK_TIMEOUT
     timeoutMs: Optional[int]
+    #: which of the subscribed events are sent (a filter document); null: every one
+    filter: Optional[WebhookFilter]
     id: str
     communityId: str
     url: str
@@ -777,6 +795,10 @@ class UpdateWebhook(TypedDict, total=False):
     #: each send's timeout in milliseconds, 1000–30000; null: the platform's WEBHOOK_TIMEOUT. A
     #: change applies to the attempts sent after it; null goes back to the platform's
     timeoutMs: Optional[int]
+    #: only the subscribed events whose delivered body matches this filter are sent: the others
+    #: are not attempted, logged nor counted as missed (the test route ignores it). null: every
+    #: subscribed event; null removes it. Applies to events relayed after the change
+    filter: Optional[WebhookFilter]
     url: str
     description: str
     #: false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and
@@ -1108,6 +1130,39 @@ class ExchangePortalLink(ExchangePortalLinkRequired, total=False):
     community: str
 
 
+#: A field's operators; every one given must hold.
+WebhookFilterOperators = TypedDict(
+    "WebhookFilterOperators",
+    {
+        #: equal to this literal
+        "$eq": Any,
+        #: not equal (also true when the field is absent)
+        "$neq": Any,
+        #: equal to one of these
+        "$in": List[Any],
+        #: equal to none of these (also true when the field is absent)
+        "$nin": List[Any],
+        #: greater than: a number, or an ISO-8601 instant compared as one (a date-time needs its
+        #: offset)
+        "$gt": Any,
+        #: greater than or equal to: a number, or an ISO-8601 instant compared as one (a date-time
+        #: needs its offset)
+        "$gte": Any,
+        #: less than: a number, or an ISO-8601 instant compared as one (a date-time needs its
+        #: offset)
+        "$lt": Any,
+        #: less than or equal to: a number, or an ISO-8601 instant compared as one (a date-time
+        #: needs its offset)
+        "$lte": Any,
+        #: true: the field is present (null counts); false: absent
+        "$exists": bool,
+        #: a string starting with this text (case-sensitive)
+        "$startsWith": str,
+    },
+    total=False,
+)
+
+
 __all__ = [
     "AddMember",
     "AddedMember",
@@ -1197,6 +1252,8 @@ __all__ = [
     "UpdateWebhook",
     "ValidationDetail",
     "Webhook",
+    "WebhookFilter",
+    "WebhookFilterOperators",
     "WebhookList",
     "WebhookListItem",
     "WebhookTestFailedBody",
