@@ -20,6 +20,9 @@ describe('the indexes of webhook_deliveries', () => {
         // the delivery log's page, and its status filter
         'webhook_deliveries_community_id_endpoint_id_created_at_id_idx',
         'webhook_deliveries_community_id_endpoint_id_status_created__idx',
+        // the community's messages newest first, and those of one subject (attempt 1 only: partial)
+        'webhook_deliveries_community_id_message_id_idx',
+        'webhook_deliveries_community_id_subject_message_id_idx',
         // the log by message filtered by event type
         'webhook_deliveries_endpoint_id_event_type_created_at_id_idx',
         // the claim, the relay's and the retry's ON CONFLICT, the log's filter by message, and (by its
@@ -31,6 +34,8 @@ describe('the indexes of webhook_deliveries', () => {
         'webhook_deliveries_pkey',
         // a FIFO endpoint's head
         'webhook_deliveries_queue_idx',
+        // a bulk replay's attempts: each message at most once per replay and endpoint, and the replay's pending count
+        'webhook_deliveries_replay_once_idx',
       ]);
     } finally {
       await db.end();

@@ -14,6 +14,8 @@ import { FILTER_LIMITS, FILTERABLE_FIELDS, type FilterDocument } from '../core/f
  */
 export const WEBHOOK_FILTER_SCHEMA = 'WebhookFilter';
 const OPERATORS_SCHEMA = 'WebhookFilterOperators';
+/** The components written here rather than derived from a DTO class; compileFilter holds their limits. */
+export const FILTER_SCHEMAS: readonly string[] = [WEBHOOK_FILTER_SCHEMA, OPERATORS_SCHEMA];
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 // null rides on the string branch: OpenAPI 3.0 has no null type, and `nullable` needs a `type` beside it
