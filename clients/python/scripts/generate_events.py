@@ -36,7 +36,7 @@ class Writer:
             raise ValueError("{}: $ref in an event schema is not supported".format(name))
         if "oneOf" in schema:
             variants = [
-                self.type_of(dict(variant, type="object"), "{}Variant{}".format(name, index + 1))
+                self.type_of(dict(variant, type=variant.get("type", "object")), "{}Variant{}".format(name, index + 1))
                 for index, variant in enumerate(schema["oneOf"])
             ]
             annotation = "Union[{}]".format(", ".join(variants))

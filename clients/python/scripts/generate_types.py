@@ -22,7 +22,7 @@ clients:generate`` at the repository root rewrites it. Import them from ``commun
 ``community_platform.types``.
 """
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 '''
 
 SCHEMA_REF = "#/components/schemas/"

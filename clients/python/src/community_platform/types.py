@@ -7,7 +7,7 @@ the body every webhook delivery shares (the document has one schema per event ty
 and the older name of a validation detail.
 """
 
-from typing import Any, Dict, List, TypedDict
+from typing import Any, Dict, List, Optional, TypedDict
 
 from .events import WebhookEventType  # generated from the document's event schemas
 from . import types_generated
@@ -26,6 +26,9 @@ class WebhookEvent(TypedDict):
     type: WebhookEventType
     timestamp: str
     communityId: str
+    #: the id of the resource the event is about (the endpoint for operational events); None for an
+    #: event raised before subjects were recorded
+    subject: Optional[str]
     data: Dict[str, Any]
 
 

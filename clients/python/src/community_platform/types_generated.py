@@ -5,7 +5,7 @@ clients:generate`` at the repository root rewrites it. Import them from ``commun
 ``community_platform.types``.
 """
 
-from typing import Any, Dict, List, Literal, Optional, TypedDict
+from typing import Any, Dict, List, Literal, Optional, TypedDict, Union
 
 Plan = Literal["FREE", "PRO", "ENTERPRISE"]
 MemberRole = Literal["OWNER", "ADMIN", "MODERATOR", "MEMBER"]
@@ -1045,7 +1045,7 @@ class CreateReplay(CreateReplayRequired, total=False):
     #: only messages whose latest attempt answered one of these: a status code, a class ("4xx":
     #: 400–499), or "network" (failed with no HTTP answer: connection, timeout, refused
     #: address); default: any
-    responseStatus: List[Union[Dict[str, Any], Literal["1xx", "2xx", "3xx", "4xx", "5xx", "network"]]]
+    responseStatus: List[Union[int, Literal["1xx", "2xx", "3xx", "4xx", "5xx", "network"]]]
     #: true: answer 200 with what would be queued, per endpoint, and write nothing
     dryRun: bool
     #: community id or slug
