@@ -102,6 +102,17 @@ describe('webhook endpoint filter: deliveries', () => {
     expect(empty.body.data.total).toBe(0);
   });
 
+  it('matches the subject of the body: the events about one resource', async () => {
+    const member = await memberWithToken(stack.api.app, { plan: 'PRO', role: 'OWNER' });
+    const watched = tweet(1);
+    const endpoint = await addEndpoint(member, { filter: { subject: watched.tweet.id } });
+    const [other, about] = await raise(member.community.id, [tweet(1), watched]);
+    await waitFor('the event about the watched tweet', () => received(endpoint.path).length === 1);
+    await relayed([other, about]);
+    expect(received(endpoint.path)).toEqual([about]);
+    expect(await attemptedMessages(endpoint.id)).toEqual([about]);
+  });
+
   it('applies a changed filter to the next event, and null sends everything again', async () => {
     const member = await memberWithToken(stack.api.app, { plan: 'PRO', role: 'OWNER' });
     const endpoint = await addEndpoint(member, { filter: { data: { tweet: { likeCount: 1 } } } });

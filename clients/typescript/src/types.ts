@@ -65,7 +65,7 @@ export type Delivery = Schemas['DeliveryDto'];
 export type DeliveryStatus = Delivery['status'];
 /**
  * An endpoint's content filter (`filter` on create, PATCH and every read; `null` there: every subscribed
- * event), matched against the delivered body's `type`, `timestamp` and `data`. `eventFilter` builds one
+ * event), matched against the delivered body's `type`, `timestamp`, `subject` and `data`. `eventFilter` builds one
  * typed against an event's payload.
  */
 export type WebhookFilter = Schemas['WebhookFilter'];

@@ -615,10 +615,10 @@ class CommunityMessagePage(TypedDict):
 
 
 #: Which of the subscribed events this endpoint is sent, matched against the delivered body. Keys
-#: are field names (at the top level type, timestamp, data; an object descends into that field) or
-#: $and, $or (lists of filters) and $not (a filter). A field's value is a literal (equality), an
-#: object of operators, or a filter of the nested object. A list in the event matches when one item
-#: does. At most 8 levels, 100 keys and 4096 bytes of JSON.
+#: are field names (at the top level type, timestamp, subject, data; an object descends into that
+#: field) or $and, $or (lists of filters) and $not (a filter). A field's value is a literal
+#: (equality), an object of operators, or a filter of the nested object. A list in the event matches
+#: when one item does. At most 8 levels, 100 keys and 4096 bytes of JSON.
 WebhookFilter = Dict[str, Any]
 
 

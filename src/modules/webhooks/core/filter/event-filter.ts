@@ -39,9 +39,11 @@ export interface FilterDocument {
 export interface FilterableBody {
   type: string;
   timestamp: string;
+  /** the resource the event is about (null for an event raised before subjects were recorded) */
+  subject?: string | null;
   data: unknown;
 }
-export const FILTERABLE_FIELDS = ['type', 'timestamp', 'data'] as const;
+export const FILTERABLE_FIELDS = ['type', 'timestamp', 'subject', 'data'] as const;
 
 export const FILTER_LIMITS = {
   /** levels of objects and arrays, the filter itself being the first */
