@@ -127,7 +127,7 @@ describe('WebhookSender', () => {
   });
 
   it("waits for the endpoint's own timeout when it has one, longer or shorter than WEBHOOK_TIMEOUT", async () => {
-    // answers after 700 ms: past WEBHOOK_TIMEOUT (500 ms), within an endpoint's 1,500
+    // answers after WEBHOOK_TIMEOUT (this spec's config) and within the endpoint's own timeoutMs below
     const slow = await receiver((_req, res) => void setTimeout(() => res.writeHead(200).end('late'), 700));
     closers.push(slow.close);
     expect(await insecure.send({ ...input(slow.url), timeoutMs: 1_500 })).toMatchObject({
