@@ -1,14 +1,8 @@
-import type { Prisma } from '../../src/generated/prisma/client';
 import { WebhookEndpointsStore } from '../../src/modules/webhooks/core/webhook-endpoints.store';
 import { EndpointFilters } from '../../src/modules/webhooks/worker/endpoint-filters';
-import {
-  type FilterDecision,
-  type RelayLimits,
-  WorkerOutboxStore,
-} from '../../src/modules/webhooks/worker/outbox.store';
-import { createTestApp, TestApp } from '../utils/app';
+import type { FilterDecision, RelayLimits } from '../../src/modules/webhooks/worker/outbox.store';
 import { createCommunity, unique } from '../utils/factories';
-import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
+import { useRelayDatabase } from '../utils/relay-database';
 
 /**
  * Content filters in the relay statement (docs/api.md#content-filters): an event with a filtered
@@ -17,44 +11,16 @@ import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-data
  * database of this file's own: the statement takes any unrelayed row.
  */
 describe('outbox relay statement with content filters', () => {
-  let db: IsolatedDatabase;
-  let api: TestApp;
-  let store: WorkerOutboxStore;
+  const database = useRelayDatabase('relay_filters');
   const WIDE: RelayLimits = { rows: 200, attempts: 5_000, claims: 0 };
-
-  beforeAll(async () => {
-    db = await createIsolatedDatabase('relay_filters');
-    api = await createTestApp({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: db.redisKeyPrefix });
-    store = new WorkerOutboxStore(api.prisma);
-  }, 60_000);
-
-  afterAll(async () => {
-    await api?.close();
-    await db?.drop();
-  });
-
-  afterEach(() =>
-    api.prisma.outboxEvent.updateMany({ where: { relayedAt: null }, data: { relayedAt: new Date() } }),
-  );
-
-  let clock = Date.parse('2026-01-01T00:00:00Z');
-  function endpoint(
-    communityId: string,
-    events: string[],
-    extra: { filter?: Prisma.InputJsonObject; isActive?: boolean } = {},
-  ) {
-    clock += 1_000;
-    return api.prisma.webhookEndpoint.create({
-      data: { communityId, url: 'http://127.0.0.1:1/hook', events, createdAt: new Date(clock), ...extra },
-    });
-  }
+  const { endpoint } = database;
 
   /** Commits one event per `data`, in order; returns their message ids. */
   async function events(communityId: string, datas: object[], type = 'tweet.created') {
     const ids: string[] = [];
     for (const data of datas) {
       const messageId = unique('msg');
-      await api.prisma.outboxEvent.create({
+      await database.api.prisma.outboxEvent.create({
         data: {
           communityId,
           messageId,
@@ -68,29 +34,29 @@ describe('outbox relay statement with content filters', () => {
   }
 
   const outboxIdOf = async (messageId: string) =>
-    String((await api.prisma.outboxEvent.findFirstOrThrow({ where: { messageId } })).id);
+    String((await database.api.prisma.outboxEvent.findFirstOrThrow({ where: { messageId } })).id);
   const attempts = (messageIds: string[]) =>
-    api.prisma.webhookDelivery.findMany({
+    database.api.prisma.webhookDelivery.findMany({
       where: { messageId: { in: messageIds } },
       select: { messageId: true, endpointId: true },
     });
   const relayedOf = async (messageIds: string[]) =>
     (
-      await api.prisma.outboxEvent.findMany({
+      await database.api.prisma.outboxEvent.findMany({
         where: { messageId: { in: messageIds }, relayedAt: { not: null } },
         select: { messageId: true },
       })
     ).map((r) => r.messageId);
 
   it('leaves an event with an undecided filter, and every event after it, unrelayed and unwritten', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const plain = await endpoint(community.id, ['tweet.created', 'member.joined']);
     const filtered = await endpoint(community.id, ['tweet.created'], { filter: { data: { n: 1 } } });
     const [before] = await events(community.id, [{}], 'member.joined');
     const [one, two] = await events(community.id, [{ n: 1 }, { n: 2 }]);
     const [after] = await events(community.id, [{}], 'member.joined');
 
-    const first = await store.relayOutboxBatch(WIDE);
+    const first = await database.store.relayOutboxBatch(WIDE);
     expect(first.relayed.map((e) => e.messageId)).toEqual([before]);
     expect(first.undecided.map((e) => [e.outboxId, e.payload.data, e.endpoints])).toEqual([
       [await outboxIdOf(one), { n: 1 }, [{ id: filtered.id, version: 0 }]],
@@ -104,7 +70,7 @@ describe('outbox relay statement with content filters', () => {
       { outboxId: await outboxIdOf(one), endpointId: filtered.id, version: 0, matches: true },
       { outboxId: await outboxIdOf(two), endpointId: filtered.id, version: 0, matches: false },
     ];
-    const second = await store.relayOutboxBatch({ ...WIDE, decisions });
+    const second = await database.store.relayOutboxBatch({ ...WIDE, decisions });
     expect(second.undecided).toEqual([]);
     expect(second.relayed.map((e) => [e.messageId, e.endpointIds])).toEqual([
       [one, [plain.id, filtered.id]],
@@ -117,16 +83,16 @@ describe('outbox relay statement with content filters', () => {
   });
 
   it('ignores a decision taken on another version of the filter', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const filtered = await endpoint(community.id, ['tweet.created'], { filter: { data: { n: 1 } } });
     const [event] = await events(community.id, [{ n: 1 }]);
-    await api.prisma.webhookEndpoint.update({
+    await database.api.prisma.webhookEndpoint.update({
       where: { id: filtered.id },
       data: { filter: { data: { n: 2 } }, filterVersion: 1 },
     });
 
     const outboxId = await outboxIdOf(event);
-    const stale = await store.relayOutboxBatch({
+    const stale = await database.store.relayOutboxBatch({
       ...WIDE,
       decisions: [{ outboxId, endpointId: filtered.id, version: 0, matches: true }],
     });
@@ -136,13 +102,13 @@ describe('outbox relay statement with content filters', () => {
   });
 
   it('records a missed event for a paused filtered endpoint only when the filter lets it through', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const paused = await endpoint(community.id, ['tweet.created'], {
       filter: { data: { n: 1 } },
       isActive: false,
     });
     const [kept, dropped] = await events(community.id, [{ n: 1 }, { n: 2 }]);
-    const first = await store.relayOutboxBatch(WIDE);
+    const first = await database.store.relayOutboxBatch(WIDE);
     // a paused endpoint's filter is decided too: it says what recover's "missed" may send
     expect(first.undecided).toHaveLength(2);
 
@@ -150,22 +116,24 @@ describe('outbox relay statement with content filters', () => {
       { outboxId: await outboxIdOf(kept), endpointId: paused.id, version: 0, matches: true },
       { outboxId: await outboxIdOf(dropped), endpointId: paused.id, version: 0, matches: false },
     ];
-    expect((await store.relayOutboxBatch({ ...WIDE, decisions })).relayed).toHaveLength(2);
-    const missed = await api.prisma.webhookMissedEvent.findMany({ where: { endpointId: paused.id } });
+    expect((await database.store.relayOutboxBatch({ ...WIDE, decisions })).relayed).toHaveLength(2);
+    const missed = await database.api.prisma.webhookMissedEvent.findMany({
+      where: { endpointId: paused.id },
+    });
     expect(missed.map((m) => String(m.outboxId))).toEqual([await outboxIdOf(kept)]);
     expect(await attempts([kept, dropped])).toEqual([]);
   });
 
   it('with EndpointFilters: decides once per filter version, and a change of the filter is applied to events not yet relayed', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const filtered = await endpoint(community.id, ['tweet.created'], {
       filter: { data: { tweet: { likeCount: { $gte: 10 } } } },
     });
-    const filters = new EndpointFilters(new WebhookEndpointsStore(api.prisma));
+    const filters = new EndpointFilters(new WebhookEndpointsStore(database.api.prisma));
     const read = jest.spyOn(WebhookEndpointsStore.prototype, 'filters');
     /** One relay pass as OutboxRelay.relayBatch makes it. */
     const pass = async () => {
-      const batch = await store.relayOutboxBatch({ ...WIDE, decisions: filters.decisions() });
+      const batch = await database.store.relayOutboxBatch({ ...WIDE, decisions: filters.decisions() });
       await filters.settle(batch);
       return batch;
     };
@@ -186,7 +154,7 @@ describe('outbox relay statement with content filters', () => {
       const [later] = await events(community.id, [{ tweet: { likeCount: 50 } }]);
       await pass();
       expect(filters.decisions()).toMatchObject([{ endpointId: filtered.id, version: 0, matches: true }]);
-      await api.prisma.webhookEndpoint.update({
+      await database.api.prisma.webhookEndpoint.update({
         where: { id: filtered.id },
         data: { filter: { data: { tweet: { likeCount: { $lt: 10 } } } }, filterVersion: { increment: 1 } },
       });

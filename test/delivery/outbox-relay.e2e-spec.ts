@@ -2,54 +2,23 @@ import { randomUUID } from 'node:crypto';
 import { Pool } from 'pg';
 import { RelayLimits, WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
 import type { PrismaService } from '../../src/prisma/prisma.service';
-import { createTestApp, TestApp } from '../utils/app';
 import { createCommunity, unique } from '../utils/factories';
-import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
+import { useRelayDatabase } from '../utils/relay-database';
 
 /**
  * The relay's one statement (WorkerOutboxStore.relayOutboxBatch), called directly on a database of this
  * file's own: it takes any unrelayed row, so no other file's worker may share the outbox.
  */
 describe('outbox relay statement', () => {
-  let db: IsolatedDatabase;
-  let api: TestApp;
-  let store: WorkerOutboxStore;
+  const database = useRelayDatabase('relay');
   const WIDE: RelayLimits = { rows: 200, attempts: 5_000, claims: 0 };
-
-  beforeAll(async () => {
-    db = await createIsolatedDatabase('relay');
-    api = await createTestApp({ DATABASE_URL: db.url, REDIS_KEY_PREFIX: db.redisKeyPrefix });
-    store = new WorkerOutboxStore(api.prisma);
-  }, 60_000);
-
-  afterAll(async () => {
-    await api?.close();
-    await db?.drop();
-  });
-
-  // each test starts from an outbox with nothing left to relay
-  afterEach(() =>
-    api.prisma.outboxEvent.updateMany({ where: { relayedAt: null }, data: { relayedAt: new Date() } }),
-  );
-
-  let clock = Date.parse('2026-01-01T00:00:00Z');
-  /** An endpoint created after every earlier one (the relay lists a pair's endpoints in creation order). */
-  function endpoint(
-    communityId: string,
-    events: string[],
-    state: { isActive?: boolean; disabledAt?: Date } = {},
-  ) {
-    clock += 1_000;
-    return api.prisma.webhookEndpoint.create({
-      data: { communityId, url: 'http://127.0.0.1:1/hook', events, createdAt: new Date(clock), ...state },
-    });
-  }
+  const { endpoint } = database;
 
   /** Commits events in this order (ascending outbox ids); returns their message ids. */
   async function events(communityId: string, count: number, type = 'tweet.created', requestId?: string) {
     const ids = Array.from({ length: count }, () => unique('msg'));
     for (const messageId of ids)
-      await api.prisma.outboxEvent.create({
+      await database.api.prisma.outboxEvent.create({
         data: { communityId, messageId, eventType: type, payload: { id: messageId, type }, requestId },
       });
     return ids;
@@ -57,7 +26,7 @@ describe('outbox relay statement', () => {
 
   /** Attempt 1 of a (tweet.created event, endpoint) pair, written before the relay gets to it. */
   const attemptRow = (communityId: string, endpointId: string, messageId: string, status?: 'SUCCESS') =>
-    api.prisma.webhookDelivery.create({
+    database.api.prisma.webhookDelivery.create({
       data: { communityId, endpointId, messageId, eventType: 'tweet.created', attempt: 1, status },
     });
 
@@ -71,15 +40,15 @@ describe('outbox relay statement', () => {
 
   const relayedIds = async (messageIds: string[]) =>
     (
-      await api.prisma.outboxEvent.findMany({
+      await database.api.prisma.outboxEvent.findMany({
         where: { messageId: { in: messageIds }, relayedAt: { not: null } },
         select: { messageId: true },
       })
     ).map((r) => r.messageId);
 
   it('writes attempt 1 for the active, enabled, subscribed endpoints of the community only, with the request id', async () => {
-    const community = await createCommunity(api.app);
-    const neighbour = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
+    const neighbour = await createCommunity(database.api.app);
     const first = await endpoint(community.id, ['tweet.created', 'tweet.deleted']);
     const second = await endpoint(community.id, ['tweet.created']);
     const unsubscribed = await endpoint(community.id, ['tweet.deleted']);
@@ -92,7 +61,7 @@ describe('outbox relay statement', () => {
     const [event] = await events(community.id, 1, 'tweet.created', 'req-relay-1');
     const [unheard] = await events(community.id, 1, 'member.joined');
 
-    const relayed = await relay(store, WIDE);
+    const relayed = await relay(database.store, WIDE);
 
     expect(relayed.map((e) => [e.messageId, e.endpointIds])).toEqual([
       [event, [first.id, second.id]],
@@ -103,7 +72,7 @@ describe('outbox relay statement', () => {
       eventType: 'tweet.created',
       payload: { id: event, type: 'tweet.created' },
     });
-    const rows = await api.prisma.webhookDelivery.findMany({
+    const rows = await database.api.prisma.webhookDelivery.findMany({
       where: { messageId: { in: [event, unheard] } },
     });
     expect(rows.map((r) => r.endpointId).sort()).toEqual([first.id, second.id].sort());
@@ -112,18 +81,18 @@ describe('outbox relay statement', () => {
       expect(row.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
     }
     for (const skipped of [unsubscribed, paused, disabled, neighbours])
-      expect(await api.prisma.webhookDelivery.count({ where: { endpointId: skipped.id } })).toBe(0);
+      expect(await database.api.prisma.webhookDelivery.count({ where: { endpointId: skipped.id } })).toBe(0);
     expect((await relayedIds([event, unheard])).sort()).toEqual([event, unheard].sort());
     // relayed rows are never taken again
-    expect(await relay(store, WIDE)).toEqual([]);
+    expect(await relay(database.store, WIDE)).toEqual([]);
   });
 
   it("commits without waiting for the WAL flush in its own transaction only, never on the connection's later writes", async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     await endpoint(community.id, ['tweet.created']);
     const [event] = await events(community.id, 1);
     // one connection, so the statement after the relay runs where the relay ran
-    const pool = new Pool({ connectionString: db.url, max: 1 });
+    const pool = new Pool({ connectionString: database.db.url, max: 1 });
     try {
       const oneConnection = storeOnOneConnection(pool);
       expect((await relay(oneConnection, WIDE)).map((e) => e.messageId)).toEqual([event]);
@@ -136,21 +105,21 @@ describe('outbox relay statement', () => {
   });
 
   it('writes its first `claims` attempts on unordered endpoints claimed, in order, and answers each with its endpoint', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const fifo = await endpoint(community.id, ['tweet.created']);
-    await api.prisma.webhookEndpoint.update({ where: { id: fifo.id }, data: { ordering: 'fifo' } });
+    await database.api.prisma.webhookEndpoint.update({ where: { id: fifo.id }, data: { ordering: 'fifo' } });
     const first = await endpoint(community.id, ['tweet.created']);
     const second = await endpoint(community.id, ['tweet.created']);
     // what the endpoint's health follows (EndpointHealth), read as the claim statement reads it
     const failingSince = new Date('2026-02-01T00:00:00.123Z');
     const lastSuccessAt = new Date('2026-01-31T23:00:00.456Z');
-    await api.prisma.webhookEndpoint.update({
+    await database.api.prisma.webhookEndpoint.update({
       where: { id: first.id },
       data: { consecutiveFailures: 2, failingSince, lastSuccessAt },
     });
     // a secret (its bytes are never opened here): the claim carries its version, the newest creation time
     const secretCreatedAt = new Date('2026-02-03T04:05:06.789Z');
-    await api.prisma.webhookSecret.create({
+    await database.api.prisma.webhookSecret.create({
       data: {
         communityId: community.id,
         endpointId: first.id,
@@ -163,14 +132,14 @@ describe('outbox relay statement', () => {
     });
     const ids = await events(community.id, 2, 'tweet.created', 'req-relay-claims');
 
-    const relayed = await relay(store, { ...WIDE, claims: 3 });
+    const relayed = await relay(database.store, { ...WIDE, claims: 3 });
 
     // the FIFO endpoint's attempts are never claimed here (its head is claimed in queue order)
     expect(relayed.map((e) => e.claims.map((c) => c.endpointId))).toEqual([
       [first.id, second.id],
       [first.id],
     ]);
-    const rows = await api.prisma.webhookDelivery.findMany({ where: { messageId: { in: ids } } });
+    const rows = await database.api.prisma.webhookDelivery.findMany({ where: { messageId: { in: ids } } });
     const startedOf = (messageId: string, endpointId: string) =>
       rows.find((r) => r.messageId === messageId && r.endpointId === endpointId)!.startedAt;
     expect(startedOf(ids[0], first.id)).not.toBeNull();
@@ -202,38 +171,38 @@ describe('outbox relay statement', () => {
   });
 
   it('does not claim for the endpoints it is told have no free slot, and claims the next ones instead', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const full = await endpoint(community.id, ['tweet.created']);
     const free = await endpoint(community.id, ['tweet.created']);
     const ids = await events(community.id, 2);
 
-    const relayed = await relay(store, { ...WIDE, claims: 2, notClaimedFor: [full.id] });
+    const relayed = await relay(database.store, { ...WIDE, claims: 2, notClaimedFor: [full.id] });
 
     expect(relayed.map((e) => e.claims.map((c) => c.endpointId))).toEqual([[free.id], [free.id]]);
-    const claimedRows = await api.prisma.webhookDelivery.findMany({
+    const claimedRows = await database.api.prisma.webhookDelivery.findMany({
       where: { messageId: { in: ids }, startedAt: { not: null } },
     });
     expect(claimedRows.map((r) => r.endpointId)).toEqual([free.id, free.id]);
   });
 
   it('does not claim a pair whose row already exists', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const target = await endpoint(community.id, ['tweet.created']);
     const [event] = await events(community.id, 1);
     await attemptRow(community.id, target.id, event);
 
-    const [relayed] = await relay(store, { ...WIDE, claims: 5 });
+    const [relayed] = await relay(database.store, { ...WIDE, claims: 5 });
 
     expect(relayed.claims).toEqual([]);
-    const [row] = await api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
+    const [row] = await database.api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
     expect(row.startedAt).toBeNull();
   });
 
   it('commits synchronously when it claimed, as a claim does, and without waiting for the flush otherwise', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     await endpoint(community.id, ['tweet.created']);
     // inside a transaction of the test's own, the setting the statement made for its commit can be read
-    const pool = new Pool({ connectionString: db.url, max: 1 });
+    const pool = new Pool({ connectionString: database.db.url, max: 1 });
     const oneConnection = storeOnOneConnection(pool);
     const commitModeAfter = async (claims: number) => {
       await events(community.id, 1);
@@ -255,48 +224,48 @@ describe('outbox relay statement', () => {
   });
 
   it('keeps an attempt row that already exists and still returns its pair for the queue', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const target = await endpoint(community.id, ['tweet.created']);
     const [event] = await events(community.id, 1);
     const existing = await attemptRow(community.id, target.id, event, 'SUCCESS');
 
-    const relayed = await relay(store, WIDE);
+    const relayed = await relay(database.store, WIDE);
 
     expect(relayed.map((e) => e.endpointIds)).toEqual([[target.id]]);
-    const rows = await api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
+    const rows = await database.api.prisma.webhookDelivery.findMany({ where: { messageId: event } });
     expect(rows.map((r) => [r.id, r.status])).toEqual([[existing.id, 'SUCCESS']]);
   });
 
   it('locks at most `rows` events and stops taking them once `attempts` would be exceeded, always taking one', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     for (let n = 0; n < 3; n++) await endpoint(community.id, ['tweet.created']);
     const ids = await events(community.id, 6);
 
     // 3 attempts per event: 3 + 3 fit in 7, a third event would make 9
-    expect((await relay(store, { rows: 200, attempts: 7, claims: 0 })).map((e) => e.messageId)).toEqual(
-      ids.slice(0, 2),
-    );
+    expect(
+      (await relay(database.store, { rows: 200, attempts: 7, claims: 0 })).map((e) => e.messageId),
+    ).toEqual(ids.slice(0, 2));
     expect(await relayedIds(ids)).toEqual(ids.slice(0, 2));
     // one event alone is wider than the budget: it is still taken, alone
-    expect((await relay(store, { rows: 200, attempts: 2, claims: 0 })).map((e) => e.messageId)).toEqual([
-      ids[2],
-    ]);
+    expect(
+      (await relay(database.store, { rows: 200, attempts: 2, claims: 0 })).map((e) => e.messageId),
+    ).toEqual([ids[2]]);
     // the row lock bounds the batch below the budget
-    expect((await relay(store, { rows: 2, attempts: 5_000, claims: 0 })).map((e) => e.messageId)).toEqual(
-      ids.slice(3, 5),
-    );
-    expect(await api.prisma.webhookDelivery.count({ where: { messageId: { in: ids } } })).toBe(15);
-    expect((await relay(store, WIDE)).map((e) => e.messageId)).toEqual([ids[5]]);
+    expect(
+      (await relay(database.store, { rows: 2, attempts: 5_000, claims: 0 })).map((e) => e.messageId),
+    ).toEqual(ids.slice(3, 5));
+    expect(await database.api.prisma.webhookDelivery.count({ where: { messageId: { in: ids } } })).toBe(15);
+    expect((await relay(database.store, WIDE)).map((e) => e.messageId)).toEqual([ids[5]]);
   });
 
   it('relays every event exactly once when several relays run at the same time', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(database.api.app);
     const targets = [
       await endpoint(community.id, ['tweet.created']),
       await endpoint(community.id, ['tweet.created']),
     ];
     const ids = Array.from({ length: 400 }, () => `msg_${randomUUID()}`);
-    await api.prisma.outboxEvent.createMany({
+    await database.api.prisma.outboxEvent.createMany({
       data: ids.map((messageId) => ({
         communityId: community.id,
         messageId,
@@ -310,7 +279,7 @@ describe('outbox relay statement', () => {
       Array.from({ length: 8 }, async () => {
         const mine: string[] = [];
         for (;;) {
-          const batch = await relay(store, { rows: 10, attempts: 5_000, claims: 0 });
+          const batch = await relay(database.store, { rows: 10, attempts: 5_000, claims: 0 });
           if (batch.length === 0) return mine;
           mine.push(...batch.map((e) => e.messageId));
         }
@@ -322,8 +291,8 @@ describe('outbox relay statement', () => {
     expect(new Set(all)).toEqual(new Set(ids));
     // more than one relay took part, so the locks, not the turn order, kept the events apart
     expect(taken.filter((mine) => mine.length > 0).length).toBeGreaterThan(1);
-    expect(await api.prisma.webhookDelivery.count({ where: { messageId: { in: ids }, attempt: 1 } })).toBe(
-      ids.length * targets.length,
-    );
+    expect(
+      await database.api.prisma.webhookDelivery.count({ where: { messageId: { in: ids }, attempt: 1 } }),
+    ).toBe(ids.length * targets.length);
   });
 });
