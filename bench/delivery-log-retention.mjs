@@ -49,6 +49,7 @@ import {
 import { floorPresent, ratio, ratioIfFloor, runFloor } from './lib/floor.mjs';
 import { record } from './lib/record.mjs';
 import {
+  bearerFor,
   BENCH_URL,
   figures,
   FLOOR_READ_LINE,
@@ -166,13 +167,7 @@ async function deliveryLogPage(env) {
 
   const api = await startApi({ DATABASE_URL: env.databaseUrl, REDIS_KEY_PREFIX: env.prefix });
   try {
-    const login = await fetch(`${BENCH_URL}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: OWNER.email, password: OWNER.password, communityId }),
-    });
-    if (login.status !== 200) throw new Error(`login: ${login.status} ${(await login.text()).slice(0, 200)}`);
-    const bearer = { authorization: `Bearer ${(await login.json()).data.accessToken}` };
+    const bearer = await bearerFor({ email: OWNER.email, password: OWNER.password, communityId });
     const path = `/api/communities/${communityId}/webhooks/${endpointId}/deliveries?status=FAILED&limit=50`;
     const probe = await (await fetch(`${BENCH_URL}${path}`, { headers: bearer })).json();
     const items = probe.data?.items ?? [];

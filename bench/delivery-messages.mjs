@@ -135,12 +135,7 @@ await db.end();
 
 const api = await bench.startApi();
 try {
-  const login = await fetch(`${bench.BENCH_URL}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'owner@bench.test', password: PASSWORD, communityId }),
-  });
-  const bearer = { authorization: `Bearer ${(await login.json()).data.accessToken}` };
+  const bearer = await bench.bearerFor({ email: 'owner@bench.test', password: PASSWORD, communityId });
   const base = `/api/communities/${communityId}/webhooks/${endpointId}/messages?limit=50`;
   // a window of an hour, a day back (the route's since/until)
   const until = new Date(Date.now() - 24 * 3600_000);

@@ -20,12 +20,11 @@
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import pg from 'pg';
-import { fetch } from 'undici';
 import { insertApiKey } from './lib/api-key.mjs';
 import { floorPresent, ratioIfFloor, runFloor } from './lib/floor.mjs';
 import { record } from './lib/record.mjs';
 import {
-  BENCH_URL,
+  bearerFor,
   DATABASE_URL,
   dropDatabaseUnlessKept,
   ensureDatabase,
@@ -115,16 +114,10 @@ try {
   // (src/modules/auth/password.service.ts) would be the peak. Its own peak is printed beside
   // (loginPeakRssMiB); bench/auth.mjs measures logins.
   const startPeakRssMiB = peakRssMiB(api.pid);
-  const login = await fetch(`${BENCH_URL}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'owner@bench.test', password: PASSWORD, communityId }),
-  });
-  const token = (await login.json()).data.accessToken;
+  const bearer = await bearerFor({ email: 'owner@bench.test', password: PASSWORD, communityId });
   const loginPeakRssMiB = peakRssMiB(api.pid);
   resetPeakRss(api.pid);
   const key = { 'x-api-key': apiKey };
-  const bearer = { authorization: `Bearer ${token}` };
   const routes = {
     'tweets (Bearer)': await measureRoute('/api/sdk/tweets?page=1&limit=20', bearer),
     'members (X-Api-Key)': await measureRoute('/api/sdk/members?limit=20', key),

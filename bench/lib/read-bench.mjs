@@ -105,6 +105,17 @@ export async function seed(db) {
   return { communityId: ids[0], ownerId };
 }
 
+/** An `authorization` header for the user, logged in to `communityId` through the API under test's login route. */
+export async function bearerFor({ email, password, communityId }) {
+  const login = await fetch(`${BENCH_URL}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password, communityId }),
+  });
+  if (login.status !== 200) throw new Error(`login: ${login.status} ${(await login.text()).slice(0, 200)}`);
+  return { authorization: `Bearer ${(await login.json()).data.accessToken}` };
+}
+
 /** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
 /** The compiled API on the bench database; `extraEnv` adds to its environment (e.g. tracing's). */
 export async function startApi(extraEnv = {}) {

@@ -125,12 +125,7 @@ export async function runSubjectSearch(bench, pg, { fetch }, { record }) {
 
   const api = await bench.startApi();
   try {
-    const login = await fetch(`${bench.BENCH_URL}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'owner@bench.test', password: PASSWORD, communityId }),
-    });
-    const headers = { authorization: `Bearer ${(await login.json()).data.accessToken}` };
+    const headers = await bench.bearerFor({ email: 'owner@bench.test', password: PASSWORD, communityId });
     const base = `${bench.BENCH_URL}/api/communities/${communityId}/webhooks/messages?limit=50`;
     const subjects = MESSAGES / PER_SUBJECT;
     const randomSubject = () => subjectOf(Math.floor(Math.random() * subjects));
