@@ -15,7 +15,8 @@ import {
   MessagePageQuery,
 } from './delivery-log.store';
 
-export type { DeliveryPage, DeliveryPageQuery, DeliveryView } from './delivery-log.store';
+export type { DeliveryPage, DeliveryPageQuery } from './delivery-log.store';
+export type { DeliveryView } from './delivery-view';
 
 /** The delivery log as the API reads it: one row per attempt, each with the event body it sent. */
 @Injectable()

@@ -6,7 +6,7 @@ import { PrismaService } from '../../prisma/prisma.service';
 import type { EventBody } from '../events/event-body';
 import type { SendResult } from './core/delivery/webhook-sender.service';
 import type { AttemptKey } from './core/delivery-job';
-import { DELIVERY_COLUMNS, DeliveryRow, DeliveryView, toDeliveryView } from './delivery-log.store';
+import { DELIVERY_COLUMNS, DeliveryRow, DeliveryView, toDeliveryView } from './delivery-view';
 
 /** What a re-sent attempt needs to become a queue job: the event body comes from the outbox. */
 export interface ResentAttempt extends DeliveryView {

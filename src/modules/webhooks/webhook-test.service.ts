@@ -5,7 +5,7 @@ import { EVENT_EXAMPLES, type SubscribableEvent, TEST_EVENT } from '../events/ev
 import { currentRequestScope } from '../../logging/request-id';
 import { endAttemptSpan, startAttemptSpan } from './core/delivery/attempt-span';
 import { WebhookSender } from './core/delivery/webhook-sender.service';
-import type { DeliveryView } from './delivery-log.store';
+import type { DeliveryView } from './delivery-view';
 import { RequestedAttemptsStore } from './requested-attempts.store';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 
