@@ -13,14 +13,12 @@ import type { TenantContext } from '../../common/http/request-context';
 import { MessageExpungeService } from './core/expunge/message-expunge.service';
 import { DeliveryLogService } from './delivery-log.service';
 import { CommunityMessagePageDto, CommunityMessageQueryDto } from './dto/community-messages.dto';
+import { DeliveryQueryDto, FiguresQueryDto, MessageQueryDto } from './dto/webhook-log-queries.dto';
 import {
   CommunityParamsDto,
   CreateWebhookDto,
   DeliveryParamsDto,
-  DeliveryQueryDto,
-  FiguresQueryDto,
   MessageParamsDto,
-  MessageQueryDto,
   RecoverDeliveriesDto,
   ResendDeliveryDto,
   SendTestDto,

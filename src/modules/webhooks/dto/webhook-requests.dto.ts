@@ -1,6 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
@@ -19,11 +18,9 @@ import {
   Min,
   ValidateBy,
 } from 'class-validator';
-import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { TenantBodyDto } from '../../../common/http/tenant-body.dto';
 import { isUuid } from '../../../common/validation/uuid';
 import { SLUG_PATTERN } from '../../account/dto/create-community.dto';
-import { MAX_PAGE_SIZE, toInteger } from '../../../common/pagination/page-query.dto';
 import { SUBSCRIBABLE_EVENTS, type SubscribableEvent, TEST_EVENT } from '../../events/event-catalog';
 import { OptionalNotNull, OptionalNullable } from '../../../common/decorators/optional.decorators';
 import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpoints.store';
@@ -32,7 +29,6 @@ import {
   MAX_CUSTOM_HEADERS,
   MAX_HEADER_VALUE_BYTES,
 } from '../core/secrets/endpoint-headers';
-import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
 import {
   RETRY_SCHEDULE_RULES,
   RetryScheduleField,
@@ -41,7 +37,6 @@ import {
 } from './delivery-settings.fields';
 import type { FilterDocument } from '../core/filter/event-filter';
 import { FilterField } from './webhook-filter.schema';
-import { ResponseStatusFilter, SubjectFilter } from './community-messages.dto';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -290,112 +285,4 @@ export class UpdateWebhookDto extends TenantBodyDto {
   timeoutMs?: number | null;
   @FilterField(`${FILTER_RULES}; null removes it. Applies to events relayed after the change`)
   filter?: FilterDocument | null;
-}
-
-/**
- * The message view's page and filters (docs/api.md#webhooks, "Messages"): limit 1–100 (default 50),
- * offset from 0; status, since and until apply to a message's latest attempt.
- */
-export class MessageQueryDto {
-  @OptionalNotNull()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
-  limit: number = 50;
-
-  @OptionalNotNull()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(100_000)
-  offset: number = 0;
-
-  /** the state of the message's latest attempt */
-  @ApiPropertyOptional({ enum: DeliveryStatus })
-  @OptionalNotNull()
-  @IsIn(Object.values(DeliveryStatus))
-  status?: DeliveryStatus;
-
-  @ApiPropertyOptional({ enum: [...SUBSCRIBABLE_EVENTS, TEST_EVENT] })
-  @OptionalNotNull()
-  @IsIn([...SUBSCRIBABLE_EVENTS, TEST_EVENT])
-  eventType?: string;
-
-  /** one message by its id (the webhook-id header a receiver saw) */
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(100)
-  messageId?: string;
-
-  @SubjectFilter()
-  subject?: string;
-
-  @ResponseStatusFilter()
-  responseStatus?: string;
-
-  /** messages whose latest attempt was written at or after this time (ISO 8601) */
-  @OptionalNotNull()
-  @IsISO8601({ strict: true })
-  since?: string;
-
-  /** messages whose latest attempt was written before this time (ISO 8601) */
-  @OptionalNotNull()
-  @IsISO8601({ strict: true })
-  until?: string;
-
-  /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(100)
-  communityId?: string;
-}
-
-/**
- * Delivery-log paging (docs/product-decisions.md#4-lists): limit 1–100 (default 50), offset from 0
- * (default 0).
- */
-export class DeliveryQueryDto {
-  @OptionalNotNull()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_PAGE_SIZE)
-  limit: number = 50;
-
-  @OptionalNotNull()
-  @Transform(toInteger)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000)
-  offset: number = 0;
-
-  @ApiPropertyOptional({ enum: DeliveryStatus })
-  @OptionalNotNull()
-  @IsIn(Object.values(DeliveryStatus))
-  status?: DeliveryStatus;
-
-  /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(100)
-  communityId?: string;
-}
-
-/** The figures route's period (docs/api.md#webhooks, "Figures"). */
-export class FiguresQueryDto {
-  @ApiPropertyOptional({
-    enum: FIGURE_PERIODS,
-    default: '24h',
-    description: 'the last 24 hourly buckets (24h) or the last 168 (7d), each ending with the current hour',
-  })
-  @OptionalNotNull()
-  @IsIn(FIGURE_PERIODS)
-  period: FigurePeriod = '24h';
-
-  /** community id or slug (tenant resolution: docs/product-decisions.md#3-tenancy-roles-permissions-plans) */
-  @OptionalNotNull()
-  @IsString()
-  @MaxLength(100)
-  communityId?: string;
 }
