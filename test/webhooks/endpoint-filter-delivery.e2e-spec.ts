@@ -56,7 +56,8 @@ describe('webhook endpoint filter: deliveries', () => {
     (
       await stack.api.prisma.webhookDelivery.findMany({
         where: { endpointId },
-        orderBy: { createdAt: 'asc' },
+        // the queue's order: a relay batch writes its attempts in one statement, so they share created_at
+        orderBy: { queuePosition: 'asc' },
         select: { messageId: true },
       })
     ).map((r) => r.messageId);
