@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { configureHttpApp, createFastifyAdapter } from './bootstrap/http-app';
 import { AppConfig, loadConfig } from './config/app-config';
 import { preflight, signalReady } from './bootstrap/preflight';
+import { exitOnStartupFailure } from './bootstrap/startup-failure';
 import { startTracing } from './tracing/start-tracing';
 
 applyV8MemoryFlags('api');
@@ -27,4 +28,4 @@ async function bootstrap(): Promise<void> {
   signalReady('api');
 }
 
-void bootstrap();
+bootstrap().catch(exitOnStartupFailure('api'));

@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { AppConfig } from './config/app-config';
 import { AppLogger } from './logging/app-logger';
 import { preflight, signalReady } from './bootstrap/preflight';
+import { exitOnStartupFailure } from './bootstrap/startup-failure';
 import { startTracing } from './tracing/start-tracing';
 import { WorkerRuntime } from './modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from './worker.module';
@@ -47,4 +48,4 @@ async function bootstrap(): Promise<void> {
   signalReady('worker');
 }
 
-void bootstrap();
+bootstrap().catch(exitOnStartupFailure('worker'));

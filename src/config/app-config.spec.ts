@@ -1,7 +1,7 @@
 import { AppConfig, ConfigValidationError, loadConfig } from './app-config';
 
 describe('loadConfig', () => {
-  it('gives the contract defaults in development, with warnings for the dev secrets', () => {
+  it('gives the defaults of docs/configuration.md#configuration in development, warning of the dev secrets', () => {
     const { config, warnings } = loadConfig({});
     expect(config.JWT_EXPIRES_IN).toBe('7d');
     expect(config.jwtExpiresInSeconds).toBe(7 * 24 * 3600);
