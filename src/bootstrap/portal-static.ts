@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CommunitiesStore, type PortalPageCommunity } from '../modules/community/communities.store';
 import { parsePortalOrigin } from '../modules/community/portal-origins';
-import { PORTAL_COMMUNITY_PARAM, PORTAL_PATH } from '../modules/webhooks/portal/portal-page';
+import { PORTAL_COMMUNITY_PARAM, PORTAL_PATH, PORTAL_SECTIONS } from '../modules/webhooks/portal/portal-page';
 
 /** Where `npm run build` puts the webhook portal (the same place from src/ under jest and from dist/). */
 export const PORTAL_DIR = resolve(__dirname, '..', '..', 'dist', 'portal');
@@ -115,6 +115,12 @@ export async function servePortal(app: NestFastifyApplication): Promise<boolean>
   // the page's own routes win over the static files' wildcard
   fastify.get(PORTAL_PATH, page);
   fastify.get(`${PORTAL_PATH}index.html`, page);
+  // each section's address is the page too, so a reload (or a link) keeps the section the address names;
+  // anything else under /portal/ is a file or nothing
+  for (const section of PORTAL_SECTIONS) {
+    fastify.get(`${PORTAL_PATH}${section}`, page);
+    fastify.get(`${PORTAL_PATH}${section}/*`, page);
+  }
   fastify.get('/portal', (_request, reply) => reply.redirect(PORTAL_PATH, 301));
   fastify.get('/favicon.ico', (_request, reply) => reply.redirect(`${PORTAL_PATH}favicon.svg`, 301));
   return true;

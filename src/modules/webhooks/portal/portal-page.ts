@@ -10,3 +10,10 @@ export const PORTAL_COMMUNITY_PARAM = 'community';
 export function portalPageUrl(publicBaseUrl: string, communityId: string): string {
   return `${publicBaseUrl}${PORTAL_PATH}?${PORTAL_COMMUNITY_PARAM}=${encodeURIComponent(communityId)}`;
 }
+
+/**
+ * The portal's sections: each is a page address under PORTAL_PATH (`/portal/replays`, `/portal/endpoints/<id>/log`)
+ * that the API answers with the portal's page, so a reload or a shared address opens the same section
+ * (docs/api.md#webhook-portal). The portal's router (portal/src/app/routes.ts) reads the same list.
+ */
+export const PORTAL_SECTIONS = ['endpoints', 'replays', 'search', 'catalog', 'verify'] as const;

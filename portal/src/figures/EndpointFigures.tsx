@@ -1,14 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import {
-  api,
-  ApiError,
-  type EndpointFigures as FiguresAnswer,
-  type FigurePeriod,
-  type Session,
-  type Webhook,
-} from './api';
+import { ApiError, call, client, errorText, type Session } from '../api/client';
+import type { FigurePeriod, Figures as FiguresAnswer, Webhook } from '../api/types';
+import { href, paths } from '../app/routes';
+import { useLoad } from '../shared/use-load';
+import { Alert } from '../shared/ui';
 import './endpoint-figures.css';
 
 const PERIODS: { period: FigurePeriod; label: string; words: string }[] = [
@@ -167,12 +164,10 @@ export function EndpointFigures({
   session,
   communityId,
   webhook,
-  onBack,
 }: {
   session: Session;
   communityId: string;
-  webhook: Webhook;
-  onBack: () => void;
+  webhook: Pick<Webhook, 'id' | 'url'>;
 }) {
   const [period, setPeriod] = useState<FigurePeriod>('24h');
   const [figures, setFigures] = useState<FiguresAnswer | null>(null);
@@ -183,17 +178,14 @@ export function EndpointFigures({
     // a slower answer for the period left behind must not replace the one asked for last
     let current = true;
     setError(null);
-    api<FiguresAnswer>(
-      session,
-      'GET',
-      `/communities/${communityId}/webhooks/${webhook.id}/stats?period=${period}`,
+    call(session, (headers) =>
+      client.GET('/api/communities/{communityId}/webhooks/{webhookId}/stats', {
+        params: { path: { communityId, webhookId: webhook.id }, query: { period } },
+        headers,
+      }),
     )
       .then((answer) => current && setFigures(answer))
-      .catch(
-        (err) =>
-          current &&
-          setError(err instanceof ApiError ? err.message : 'Something went wrong. Please try again.'),
-      );
+      .catch((err) => current && setError(errorText(err)));
     return () => {
       current = false;
     };
@@ -207,9 +199,9 @@ export function EndpointFigures({
         <h2 id="figures-title" tabIndex={-1} ref={heading}>
           Figures of <span class="url">{webhook.url}</span>
         </h2>
-        <button type="button" onClick={onBack}>
+        <a class="button" href={href(paths.endpoints)}>
           Back to endpoints
-        </button>
+        </a>
       </div>
       <div class="row" role="group" aria-label="Period">
         {PERIODS.map((p) => (
@@ -223,11 +215,7 @@ export function EndpointFigures({
           </button>
         ))}
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
       {!figures && !error && <p aria-live="polite">Loading figures…</p>}
       {totals && charts && (
         <>
@@ -271,6 +259,41 @@ export function EndpointFigures({
           />
         </>
       )}
+    </section>
+  );
+}
+
+/** The figures page of the endpoint the address names (`/portal/endpoints/<id>/figures`). */
+export function FiguresPage({
+  session,
+  communityId,
+  webhookId,
+}: {
+  session: Session;
+  communityId: string;
+  webhookId: string;
+}) {
+  // the list is the one read of endpoints (the API has no read of one): the page needs the endpoint's URL
+  const endpoint = useLoad(
+    () =>
+      call(session, (headers) =>
+        client.GET('/api/communities/{communityId}/webhooks', { params: { path: { communityId } }, headers }),
+      ).then((list) => {
+        const found = list.items.find((w) => w.id === webhookId);
+        if (!found) throw new ApiError('This endpoint no longer exists.', 404, 'NOT_FOUND');
+        return found;
+      }),
+    [session, communityId, webhookId],
+  );
+  if (endpoint.value)
+    return <EndpointFigures session={session} communityId={communityId} webhook={endpoint.value} />;
+  return (
+    <section class="figures">
+      <Alert error={endpoint.error} />
+      {!endpoint.error && <p aria-live="polite">Loading the endpoint…</p>}
+      <a class="button" href={href(paths.endpoints)}>
+        Back to endpoints
+      </a>
     </section>
   );
 }

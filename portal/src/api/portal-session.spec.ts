@@ -1,4 +1,5 @@
-import { ApiError, exchangePortalLink } from './api';
+import { ApiError } from './client';
+import { exchangePortalLink } from './portal-session';
 
 /**
  * The page's side of a portal link (docs/api.md#webhook-portal): the exchange names the community the
@@ -10,9 +11,10 @@ describe('exchangePortalLink', () => {
   let sent: { url: string; body: unknown }[];
   const answer = (status: number, body: unknown) => {
     sent = [];
-    globalThis.fetch = (async (url: string, init: RequestInit) => {
-      sent.push({ url, body: JSON.parse(String(init.body)) });
-      return new Response(JSON.stringify(body), { status });
+    // the typed client hands fetch a Request
+    globalThis.fetch = (async (request: Request) => {
+      sent.push({ url: new URL(request.url).pathname, body: await request.json() });
+      return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
     }) as typeof fetch;
   };
   afterEach(() => (globalThis.fetch = realFetch));
