@@ -36,6 +36,10 @@ export class AuthService {
     const valid = await this.passwords.verify(user?.passwordHash ?? null, dto.password);
     if (!user || !valid) throw Errors.unauthorized(BAD_LOGIN);
     await attempt.succeeded();
+    // the password is known here and only here: a hash of older parameters becomes one of today's,
+    // without ending any session (the password did not change)
+    if (user.passwordHash && this.passwords.needsRehash(user.passwordHash))
+      await this.users.setPasswordHash(user.id, await this.passwords.hash(dto.password));
 
     const firstJoined = await this.memberships.firstJoinedCommunityId(user.id);
     const communityId = await this.tenancy.resolveCommunityId(request, firstJoined);

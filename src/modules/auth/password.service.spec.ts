@@ -9,6 +9,14 @@ describe('PasswordService', () => {
     await expect(passwords.verify(hash, 'wrong horse')).resolves.toBe(false);
   });
 
+  it('asks for a rehash of a hash made with older parameters, which still verifies', async () => {
+    const passwords = new PasswordService();
+    const older = await argon2.hash('correct horse', { ...ARGON2_OPTIONS, memoryCost: 19_456, timeCost: 2 });
+    await expect(passwords.verify(older, 'correct horse')).resolves.toBe(true);
+    expect(passwords.needsRehash(older)).toBe(true);
+    expect(passwords.needsRehash(await passwords.hash('correct horse'))).toBe(false);
+  });
+
   describe('the hash verified for an unknown e-mail', () => {
     it('has the parameters of a real hash, so verifying against it costs the same', async () => {
       const dummy = unmatchableHash();

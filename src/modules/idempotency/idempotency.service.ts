@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { PoolClient } from 'pg';
@@ -9,17 +8,10 @@ import { setResponseErrorCode } from '../../logging/error-code';
 import { PrismaService } from '../../prisma/prisma.service';
 import { bindConnection, type BoundConnection, unbindConnection } from '../../prisma/request-transaction';
 import { type ClaimOutcome, IdempotencyKeysStore } from './idempotency-keys.store';
+import { checkedKey, isKeyedRoute, keyScope, REPLAYED_HEADER, requestFingerprint } from './idempotency-scope';
 import { SealedAnswers } from './sealed-answers';
 
-/** The header a caller names a write with, and the one a stored answer comes back with. */
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
-
-/** 1 to 255 printable ASCII characters, no space. */
-const KEY_FORMAT = /^[!-~]{1,255}$/;
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Anonymous routes: no identity to scope a key to (docs/idempotency.md#the-rules). */
-const UNKEYED_ROUTES = [/^\/api\/auth\//, /^\/api\/webhooks\/portal-sessions$/];
+export { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './idempotency-scope';
 
 /** A request running in its key's transaction. */
 interface KeyedRequest {
@@ -32,8 +24,6 @@ interface KeyedRequest {
   /** what the claim found; the handler runs meanwhile, its statements behind the claim */
   claim: Promise<ClaimOutcome>;
 }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
  * Idempotent writes (docs/idempotency.md): a write sent with an Idempotency-Key runs in one
@@ -56,12 +46,7 @@ export class IdempotencyService {
 
   /** Whether `method` on the route `routeUrl` (Fastify's template) takes the header. */
   static keyedRoute(method: string, routeUrl: string | undefined): boolean {
-    return (
-      MUTATING.has(method) &&
-      routeUrl !== undefined &&
-      routeUrl.startsWith('/api/') &&
-      !UNKEYED_ROUTES.some((route) => route.test(routeUrl))
-    );
+    return isKeyedRoute(method, routeUrl);
   }
 
   /**
@@ -75,19 +60,12 @@ export class IdempotencyService {
     const header = request.headers['idempotency-key'];
     if (header === undefined || !IdempotencyService.keyedRoute(request.method, request.routeOptions.url))
       return;
-    if (typeof header !== 'string' || !KEY_FORMAT.test(header))
-      throw Errors.badRequest(
-        `${IDEMPOTENCY_KEY_HEADER} must be 1 to 255 printable ASCII characters ('!' to '~', no space), sent once`,
-        IDEMPOTENCY_KEY_HEADER,
-      );
+    const key = checkedKey(header);
     const actor = request.actor;
     // every keyed route takes credentials; a route that let a caller through without any has no scope
     if (!actor) return;
-    const identity = actor.apiKey ? `api-key:${actor.apiKey.id}` : `user:${actor.userId}`;
-    const communityId = request.tenant?.communityId ?? '';
-    const id = sha256(`${identity}\n${communityId}\n${header}`);
-    const lockKey = BigInt.asIntN(64, BigInt(`0x${id.slice(0, 16)}`)).toString();
-    const requestHash = sha256(`${request.method} ${request.url}\n${request.rawBody ?? ''}`);
+    const { id, lockKey, caller } = keyScope(actor, request.tenant?.communityId, key);
+    const requestHash = requestFingerprint(request.method, request.url, request.rawBody);
 
     const client = await this.prisma.pool.connect();
     const bound = bindConnection(client);
@@ -98,7 +76,6 @@ export class IdempotencyService {
     const claim = this.store.claim(client, id, lockKey, () => (request.handlerOverruled = true));
     // awaited by finish; a failed claim fails the handler's statements too, and finish reports it
     claim.catch(() => undefined);
-    const caller = `${identity}@${communityId}`;
     request.idempotency = { id, caller, requestHash, client, bound, claim } satisfies KeyedRequest;
   }
 
