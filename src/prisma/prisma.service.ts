@@ -1,12 +1,13 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool, type QueryResult, type QueryResultRow } from 'pg';
+import type { Pool, QueryResult, QueryResultRow } from 'pg';
 import { PrismaClient } from '../generated/prisma/client';
 import { AppConfig } from '../config/app-config';
+import { MetricsRegistry } from '../metrics/metrics-registry';
+import { ReadReplica } from './read-replica';
 import { releaseQueryCompilerSource } from './query-compiler-source';
+import { servicePool } from './service-pool';
 import { keepBatchesApart, routeToBoundConnection } from './request-transaction';
-
-const logger = new Logger('PrismaService');
 
 /**
  * The settings of each connection of the prepared-statement pool (see preparedQuery). JIT off: a
@@ -35,21 +36,52 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
   /** The pool of preparedQuery; none through PgBouncer, where those statements run unnamed on `pool`. */
   readonly preparedPool: Pool | undefined;
 
-  constructor(config: AppConfig) {
+  /** DATABASE_READ_URL's reads (lagTolerantQuery), when it is set. */
+  readonly replica: ReadReplica | undefined;
+
+  constructor(config: AppConfig, @Optional() metrics?: MetricsRegistry) {
     // A request whose writes are bound to one transaction (an Idempotency-Key's) runs them all on
     // its connection, Prisma's and the raw statements alike: src/prisma/request-transaction.ts.
     const pool = routeToBoundConnection(
-      new Pool({ connectionString: config.DATABASE_URL, max: config.DATABASE_POOL_SIZE }),
+      servicePool(config, config.DATABASE_URL, config.DATABASE_POOL_SIZE, 'database'),
     );
-    // An idle connection the server closes (restart, failover, pg_terminate_backend) is dropped by the
-    // pool and replaced on the next query; without a listener its error would end the process.
-    pool.on('error', (err) => logger.warn({ msg: 'idle database connection lost', error: err.message }));
     super({ adapter: new PrismaPg(pool) });
     // a batch of reads Prisma makes of several requests' calls runs in none's transaction
     keepBatchesApart(this);
     this.pool = pool;
     this.namedStatements = !config.databaseThroughPgbouncer;
     this.preparedPool = this.namedStatements ? preparedStatementPool(config) : undefined;
+    this.replica = config.DATABASE_READ_URL
+      ? new ReadReplica(config, withPlanOnce(config.DATABASE_READ_URL), metrics)
+      : undefined;
+  }
+
+  /**
+   * A read that tolerates lag (the delivery log, the messages views, the figures, the paged lists):
+   * on DATABASE_READ_URL while it is fresh enough and the caller has not just written
+   * (docs/architecture.md#read-replicas), else as preparedQuery (named: `name`) or on `pool` (no name).
+   */
+  lagTolerantQuery<R extends QueryResultRow>(
+    name: string | undefined,
+    text: string,
+    values: unknown[],
+  ): Promise<QueryResult<R>> {
+    const primary = () =>
+      name === undefined ? this.pool.query<R>(text, values) : this.preparedQuery<R>(name, text, values);
+    if (!this.replica) return primary();
+    const named = name === undefined ? undefined : this.statementName(name);
+    return this.replica.query<R>({ name: named, text, values }, primary);
+  }
+
+  /** lagTolerantQuery's rows as arrays, as preparedRows gives them. */
+  async lagTolerantRows<R extends unknown[]>(name: string, text: string, values: unknown[]): Promise<R[]> {
+    if (!this.replica) return this.preparedRows<R>(name, text, values);
+    const target = this.preparedTarget(name);
+    const { rows } = await this.replica.query<R>(
+      { name: this.statementName(name), text, values, rowMode: 'array' },
+      () => target.pool.query<R>({ name: target.name, text, values, rowMode: 'array' }),
+    );
+    return rows;
   }
 
   /**
@@ -113,17 +145,18 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     await this.$disconnect();
     await this.pool.end().catch(() => undefined);
     await this.preparedPool?.end().catch(() => undefined);
+    await this.replica?.close();
   }
 }
 
 /** preparedQuery's pool: opened on first use (the worker and the CLI never use it). */
 function preparedStatementPool(config: AppConfig): Pool {
-  const pool = new Pool({
-    connectionString: withPlanOnce(config.DATABASE_URL),
-    max: config.DATABASE_PREPARED_POOL_SIZE,
-  });
-  pool.on('error', (err) => logger.warn({ msg: 'idle database connection lost', error: err.message }));
-  return pool;
+  return servicePool(
+    config,
+    withPlanOnce(config.DATABASE_URL),
+    config.DATABASE_PREPARED_POOL_SIZE,
+    'prepared-statement',
+  );
 }
 
 /**

@@ -66,10 +66,21 @@ export class HealthController {
   })
   ready() {
     return this.health.check([
-      () => this.probe('database', () => this.prisma.$queryRaw`SELECT 1`),
+      () => this.probe('database', () => this.acceptsWrites()),
       () => this.probe('redis', () => this.redis.ping()),
       () => this.migrationsApplied(),
     ]);
+  }
+
+  /**
+   * Ready only on a server that takes writes: during a failover DATABASE_URL may lead to a standby, or
+   * to a promoted one pg_auto_failover still holds read-only, where every write would be refused
+   * (docs/operations.md#database-failover).
+   */
+  private async acceptsWrites(): Promise<void> {
+    const [{ writable }] = await this.prisma.$queryRaw<{ writable: boolean }[]>`
+      SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable`;
+    if (!writable) throw new Error('the database server takes no writes (a standby, or read-only)');
   }
 
   /** Down with the number of migrations missing; their names go to the log, not to the caller. */

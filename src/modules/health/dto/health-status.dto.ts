@@ -27,7 +27,10 @@ export class HealthStatusDto {
   details: Record<string, HealthIndicatorDto>;
 }
 
-/** The 503 of a health check: the contract's error body whose `details` is the health answer. */
+/**
+ * The 503 of a health check: the error body (docs/product-decisions.md#1-responses-and-errors) whose
+ * `details` is the health answer.
+ */
 export class HealthUnavailableBodyDto extends OmitType(ErrorBodyDto, ['details'] as const) {
   @ApiProperty({ type: HealthStatusDto, description: 'which dependency is down' })
   details: HealthStatusDto;
