@@ -2,7 +2,9 @@ import type { LookupAddress } from 'node:dns';
 import { request } from 'undici';
 import { loadConfig } from '../../../../config/app-config';
 import { generateWebhookSecret } from '../secrets/webhook-secrets.service';
-import { createDeliveryAgent, guardedLookup } from './delivery-agent';
+import { guardedLookup } from './delivery-agent';
+import { createTransportAgent } from '../http-transport/transport-agents';
+import { HttpTransport } from '../http-transport/http-transport.service';
 import type { ResolveAll } from './url-safety';
 import { WebhookSender } from './webhook-sender.service';
 
@@ -128,11 +130,16 @@ describe('guardedLookup', () => {
 
 describe('the delivery agent with a resolver that fails', () => {
   it('rejects the request (no process exit) when DNS answers the RFC 6145 form of 127.0.0.1', async () => {
-    const agent = createDeliveryAgent({
-      resolve: answers('::ffff:0:127.0.0.1'),
-      guardAddresses: true,
-      connectTimeoutMs: 2000,
-    });
+    const agent = createTransportAgent(
+      {
+        resolve: answers('::ffff:0:127.0.0.1'),
+        guardAddresses: true,
+        connectTimeoutMs: 2000,
+        connectionsPerOrigin: 128,
+        proxy: null,
+      },
+      null,
+    );
     try {
       const err = await request('https://rebind.example/hooks', { dispatcher: agent }).then(
         () => null,
@@ -150,10 +157,12 @@ describe('the delivery agent with a resolver that fails', () => {
     const throwing: ResolveAll = () => {
       throw 'not an error';
     };
+    const transport = new HttpTransport(config, throwing, {} as never);
     const sender = new WebhookSender(
       { liveSecrets: async () => [generateWebhookSecret()] } as never,
       config,
-      throwing,
+      transport,
+      {} as never,
     );
     try {
       const result = await sender.send({
@@ -167,7 +176,7 @@ describe('the delivery agent with a resolver that fails', () => {
       expect(result.ok).toBe(false);
       expect(result.error).toBe('connect refused: address check failed for hooks.example');
     } finally {
-      await sender.onModuleDestroy();
+      await transport.onModuleDestroy();
     }
   });
 });

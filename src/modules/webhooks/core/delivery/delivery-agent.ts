@@ -1,6 +1,5 @@
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import type { Agent } from 'undici';
 import { isBlockedAddress, ResolveAll, ResolvedAddress } from './url-safety';
 
 export const defaultResolveAll: ResolveAll = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
@@ -100,35 +99,6 @@ export function guardedLookup(resolve: ResolveAll, guard = true) {
       .catch((): LookupOutcome => ({ err: addressCheckFailed(hostname) }))
       .then(answer, () => undefined);
   };
-}
-
-export interface DeliveryAgentOptions {
-  resolve: ResolveAll;
-  /** check every connect's resolved address (off only with WEBHOOK_ALLOW_INSECURE_TARGETS) */
-  guardAddresses: boolean;
-  connectTimeoutMs: number;
-  /** keep-alive sockets per target origin */
-  connectionsPerOrigin?: number;
-}
-
-/**
- * One keep-alive connection pool per target origin, shared by every delivery of the process.
- * 128 sockets per origin carry ~1,000 deliveries/s to one receiver at up to ~100 ms per answer;
- * requests beyond that queue in the pool rather than opening more sockets against the receiver.
- * undici never follows redirects unless asked, which is what the platform wants.
- */
-export function createDeliveryAgent(options: DeliveryAgentOptions): Agent {
-  const { Agent } = httpClient();
-  return new Agent({
-    connections: options.connectionsPerOrigin ?? 128,
-    pipelining: 1,
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 60_000,
-    connect: {
-      timeout: options.connectTimeoutMs,
-      lookup: guardedLookup(options.resolve, options.guardAddresses),
-    },
-  });
 }
 
 let undici: typeof import('undici') | undefined;

@@ -122,7 +122,16 @@ export function checkTargetUrlShape(raw: string, allowInsecure: boolean): URL {
  */
 export async function assertSafeTargetUrl(raw: string, options: TargetUrlOptions): Promise<URL> {
   const url = checkTargetUrlShape(raw, options.allowInsecure);
-  if (options.allowInsecure || ipLiteralOf(url) !== null) return url;
+  await assertPublicHost(url, options);
+  return url;
+}
+
+/**
+ * The DNS half of the rules, for any url whose shape was checked (a broker's too): a host name must
+ * resolve, and only to public addresses. An IP literal, or insecure targets allowed, passes here.
+ */
+export async function assertPublicHost(url: URL, options: TargetUrlOptions): Promise<void> {
+  if (options.allowInsecure || ipLiteralOf(url) !== null) return;
   let addresses: ResolvedAddress[];
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -145,5 +154,4 @@ export async function assertSafeTargetUrl(raw: string, options: TargetUrlOptions
       `url host ${url.hostname} resolves to a non-public address (${String(blocked?.address)})`,
     );
   }
-  return url;
 }

@@ -3,7 +3,8 @@ import { Webhook } from 'standardwebhooks';
 import { RawAnswer, startReceiver } from '../../../../../test/utils/webhook-receiver';
 import { loadConfig } from '../../../../config/app-config';
 import { generateWebhookSecret } from '../secrets/webhook-secrets.service';
-import { createDeliveryAgent } from './delivery-agent';
+import { createTransportAgent } from '../http-transport/transport-agents';
+import { HttpTransport } from '../http-transport/http-transport.service';
 import { signV1 } from './sign';
 import { assertSafeTargetUrl, ResolveAll } from './url-safety';
 import { parseRetryAfter, SendInput, WebhookSender } from './webhook-sender.service';
@@ -24,7 +25,11 @@ const liveSecrets = { liveSecrets: async () => secrets };
 
 function sender(env: Record<string, string>, resolve: ResolveAll = fixed('127.0.0.1')) {
   const { config } = loadConfig({ ...process.env, ...env });
-  return new WebhookSender(liveSecrets as never, config, resolve);
+  const transport = new HttpTransport(config, resolve, {} as never);
+  // the transport owns the connection pools: closing the sender closes them
+  return Object.assign(new WebhookSender(liveSecrets as never, config, transport, {} as never), {
+    onModuleDestroy: () => transport.onModuleDestroy(),
+  });
 }
 
 function input(url: string): SendInput {
@@ -33,7 +38,7 @@ function input(url: string): SendInput {
 }
 
 describe('WebhookSender', () => {
-  let insecure: WebhookSender;
+  let insecure: ReturnType<typeof sender>;
   const closers: (() => Promise<void>)[] = [];
   beforeAll(() => {
     insecure = sender({ WEBHOOK_ALLOW_INSECURE_TARGETS: 'true', WEBHOOK_TIMEOUT: '500ms' });
@@ -169,12 +174,26 @@ describe('WebhookSender with the address rules on', () => {
     const rebinding: ResolveAll = async () => [
       lookups++ === 0 ? { address: '93.184.215.14', family: 4 } : { address: '127.0.0.1', family: 4 },
     ];
-    const guarded = createDeliveryAgent({ resolve: rebinding, guardAddresses: true, connectTimeoutMs: 1000 });
-    const unguarded = createDeliveryAgent({
-      resolve: fixed('127.0.0.1'),
-      guardAddresses: false,
-      connectTimeoutMs: 1000,
-    });
+    const guarded = createTransportAgent(
+      {
+        resolve: rebinding,
+        guardAddresses: true,
+        connectTimeoutMs: 1000,
+        connectionsPerOrigin: 128,
+        proxy: null,
+      },
+      null,
+    );
+    const unguarded = createTransportAgent(
+      {
+        resolve: fixed('127.0.0.1'),
+        guardAddresses: false,
+        connectTimeoutMs: 1000,
+        connectionsPerOrigin: 128,
+        proxy: null,
+      },
+      null,
+    );
     const url = `http://rebind.example:${target.port}/hooks`;
     try {
       await expect(

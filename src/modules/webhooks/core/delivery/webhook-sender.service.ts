@@ -1,18 +1,25 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { AppConfig } from '../../../../config/app-config';
 import { WebhookSecretsService } from '../secrets/webhook-secrets.service';
 import { CustomHeaders, openHeaders, SealedHeaders } from '../secrets/endpoint-headers';
 import { SecretKeyRing } from '../../../../common/crypto/secret-cipher';
-import { createDeliveryAgent, DeliveryAgentOptions, httpClient } from './delivery-agent';
+import { httpClient } from './delivery-agent';
 import { WEBHOOK_USER_AGENT } from './service-version';
 import { signatureHeader } from './sign';
-import { checkTargetUrlShape, ResolveAll, UnsafeTargetError } from './url-safety';
-import { longestSendMs } from '../delivery-settings';
+import { checkTargetUrlShape, UnsafeTargetError } from './url-safety';
+import { describeSendError } from './send-errors';
+import {
+  type EndpointTransport,
+  HttpTransport,
+  type PreparedTransport,
+  TransportSetupError,
+} from '../http-transport/http-transport.service';
+import { TokenRequestError } from '../http-transport/oauth-tokens';
+import { BrokerTransports } from '../broker-transport/broker-transports.service';
 
-/** DI token of the resolver used for target addresses (tests provide one that answers what they need). */
-export const WEBHOOK_DNS_LOOKUP = Symbol('WEBHOOK_DNS_LOOKUP');
+export { WEBHOOK_DNS_LOOKUP } from './dns-lookup';
 
 /** What the receiver keeps of an answer: the first 4 KiB (docs/product-decisions.md#5-webhooks). */
 export const MAX_RESPONSE_BODY_BYTES = 4096;
@@ -32,10 +39,12 @@ export interface SendInput {
   traceparent?: string;
   /** the endpoint's own timeout (its `timeoutMs`); absent: WEBHOOK_TIMEOUT */
   timeoutMs?: number;
+  /**
+   * the endpoint's client certificate and OAuth client: as read (the test route), or the version a
+   * claim read (`transport_version`), which the transport loads once; absent: neither
+   */
+  transport?: EndpointTransport | { version: number };
 }
-
-/** The longest a connect may take, whatever the send's timeout. */
-const MAX_CONNECT_MS = 10_000;
 
 /** Opened header sets kept by their ciphertext, so a busy endpoint's are not decrypted per attempt. */
 const OPENED_HEADERS_CACHE = 1_000;
@@ -77,35 +86,12 @@ async function readHead(body: Dispatcher.ResponseData['body']): Promise<string> 
   return Buffer.concat(chunks).subarray(0, MAX_RESPONSE_BODY_BYTES).toString('utf8').replaceAll('\0', '');
 }
 
-function describe(err: unknown, timeoutMs: number, connectTimeoutMs: number): string {
-  const e = err as {
-    name?: string;
-    code?: string;
-    message?: string;
-    cause?: { code?: string; message?: string };
-  };
-  // the connect has a limit of its own, which may be shorter than the send's
-  if (e?.cause?.code === 'UND_ERR_CONNECT_TIMEOUT' || e?.code === 'UND_ERR_CONNECT_TIMEOUT')
-    return `timeout after ${Math.min(timeoutMs, connectTimeoutMs)} ms (connect)`;
-  if (e?.name === 'TimeoutError' || e?.code?.endsWith('_TIMEOUT')) {
-    return `timeout after ${timeoutMs} ms`;
-  }
-  if (e?.code === 'EBLOCKEDADDRESS' || e?.cause?.code === 'EBLOCKEDADDRESS')
-    return e.message ?? e.cause?.message ?? '';
-  if (e?.code === 'ECONNREFUSED') return 'connection refused';
-  if (e?.code === 'ENOTFOUND') return `host not found (${e.message})`;
-  return e?.message ? `${e.code ? `${e.code}: ` : ''}${e.message}` : 'delivery failed';
-}
-
 /**
  * Sends one signed delivery attempt (Standard Webhooks) and reports what happened. It never throws
  * for anything the target does: every outcome is a SendResult for the delivery log.
  */
 @Injectable()
-export class WebhookSender implements OnModuleDestroy {
-  /** made on the first send (see httpClient) */
-  private agent?: Agent;
-  private readonly agentOptions: DeliveryAgentOptions;
+export class WebhookSender {
   private readonly allowInsecure: boolean;
   private readonly timeoutMs: number;
   private readonly ring: SecretKeyRing;
@@ -114,19 +100,12 @@ export class WebhookSender implements OnModuleDestroy {
   constructor(
     @Inject(WebhookSecretsService) private readonly secrets: LiveSecretsSource,
     config: AppConfig,
-    @Inject(WEBHOOK_DNS_LOOKUP) resolve: ResolveAll,
+    private readonly transport: HttpTransport,
+    private readonly brokers: BrokerTransports,
   ) {
     this.allowInsecure = config.WEBHOOK_ALLOW_INSECURE_TARGETS;
     this.timeoutMs = config.webhookTimeoutMs;
     this.ring = new SecretKeyRing(config.webhookEncryptionKeys);
-    this.agentOptions = {
-      resolve,
-      guardAddresses: !this.allowInsecure,
-      // one agent serves every endpoint: its connect limit fits the longest send, each request's own
-      // timeout (below) ends a shorter one
-      connectTimeoutMs: Math.min(longestSendMs(config), MAX_CONNECT_MS),
-      connectionsPerOrigin: Math.max(128, config.WORKER_CONCURRENCY),
-    };
   }
 
   async send(input: SendInput): Promise<SendResult> {
@@ -142,6 +121,9 @@ export class WebhookSender implements OnModuleDestroy {
       gone: false,
       ...extra,
     });
+    // a broker endpoint publishes instead (docs/architecture.md#broker-destinations): its settings say so
+    const settings = await this.settingsOf(input);
+    if (settings.destination) return this.publish(input, settings, timeoutMs, fail);
     let url: URL;
     try {
       // IP literals never reach the connect-time lookup, so their address is checked here
@@ -149,40 +131,50 @@ export class WebhookSender implements OnModuleDestroy {
     } catch (err) {
       return fail(err instanceof UnsafeTargetError ? err.message : 'invalid target url');
     }
-    const secrets = await this.secrets.liveSecrets(input.communityId, input.endpointId);
-    if (secrets.length === 0) return fail('endpoint has no live signing secret');
-    let custom: CustomHeaders;
+    const signed = await this.signedHeaders(input);
+    if (typeof signed === 'string') return fail(signed);
+    let prepared: PreparedTransport;
+    let token: string | null = null;
     try {
-      custom = this.customHeaders(input.customHeaders);
-    } catch {
-      // the ring lost the key that sealed them: the log says so, the values never appear
-      return fail(
-        'custom headers could not be decrypted: their encryption key is not in WEBHOOK_SECRET_ENCRYPTION_KEY',
-      );
+      prepared = this.transport.prepare(input.endpointId, settings);
+      // an OAuth endpoint's token, kept for every worker until shortly before it expires (oauth-tokens.ts)
+      if (prepared.oauth)
+        token = await this.transport.tokens.token(prepared.oauth.key, prepared.oauth.client, timeoutMs);
+    } catch (err) {
+      if (err instanceof TransportSetupError || err instanceof TokenRequestError) return fail(err.message);
+      throw err;
     }
-    const timestamp = Math.floor((input.timestamp ?? new Date()).getTime() / 1000);
     try {
-      const headers: Record<string, string> = {
-        // first, so the platform's own headers win (their names are refused for custom ones anyway)
-        ...custom,
-        'content-type': 'application/json',
-        'user-agent': WEBHOOK_USER_AGENT,
-        'webhook-id': input.messageId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(secrets, input.messageId, timestamp, input.body),
-      };
-      // the receiver may continue the trace (docs/api.md#webhooks); nothing is sent with tracing off
-      if (input.traceparent !== undefined) headers.traceparent = input.traceparent;
-      this.agent ??= createDeliveryAgent(this.agentOptions);
-      const response = await httpClient().request(url, {
-        method: 'POST',
-        dispatcher: this.agent,
-        body: input.body,
-        headers,
-        signal: AbortSignal.timeout(timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
+      const headers: Record<string, string> = { ...signed, 'content-type': 'application/json' };
+      const signal = AbortSignal.timeout(timeoutMs);
+      const post = () =>
+        httpClient().request(url, {
+          method: 'POST',
+          dispatcher: prepared.dispatcher,
+          body: input.body,
+          headers: token === null ? headers : { ...headers, authorization: `Bearer ${token}` },
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+      let response = await post();
+      if (response.statusCode === 401 && prepared.oauth && token !== null) {
+        // the receiver refused the token: one new token, one more request, in the same attempt
+        await response.body.dump().catch(() => undefined);
+        try {
+          token = await this.transport.tokens.renew(
+            prepared.oauth.key,
+            prepared.oauth.client,
+            token,
+            timeoutMs,
+          );
+        } catch (err) {
+          if (err instanceof TokenRequestError)
+            return fail(`target answered HTTP 401; ${err.message}`, { status: 401 });
+          throw err;
+        }
+        response = await post();
+      }
       const status = response.statusCode;
       const responseBody = await readHead(response.body).catch(() => '');
       const durationMs = Math.round(performance.now() - started);
@@ -196,8 +188,81 @@ export class WebhookSender implements OnModuleDestroy {
           : `target answered HTTP ${status}`;
       return { ok, status, responseBody, durationMs, error, retryAfterMs, gone: status === 410 };
     } catch (err) {
-      return fail(describe(err, timeoutMs, this.agentOptions.connectTimeoutMs));
+      return fail(describeSendError(err, timeoutMs, this.transport.connectTimeoutMs));
     }
+  }
+
+  /** The endpoint's client certificate, OAuth client and broker destination, as given or loaded once per version. */
+  private async settingsOf(input: SendInput): Promise<EndpointTransport> {
+    const given = input.transport;
+    return given === undefined
+      ? { version: 0, tls: null, auth: null, destination: null }
+      : 'tls' in given
+        ? given
+        : await this.transport.settingsOf(input.communityId, input.endpointId, given.version);
+  }
+
+  /**
+   * A broker endpoint's attempt: the same body, the signature and custom headers as message headers,
+   * success = the broker's confirm or the stream's ack (broker-transports.service.ts); responseStatus null.
+   */
+  private async publish(
+    input: SendInput,
+    settings: EndpointTransport,
+    timeoutMs: number,
+    fail: (error: string) => SendResult,
+  ): Promise<SendResult> {
+    const started = performance.now();
+    const headers = await this.signedHeaders(input);
+    if (typeof headers === 'string') return fail(headers);
+    const outcome = await this.brokers.publish({
+      endpointId: input.endpointId,
+      version: settings.version,
+      url: input.url,
+      destination: settings.destination!,
+      message: { messageId: input.messageId, eventType: input.eventType, body: input.body, headers },
+      timeoutMs,
+    });
+    const durationMs = Math.round(performance.now() - started);
+    return outcome.ok
+      ? {
+          ok: true,
+          status: null,
+          responseBody: outcome.ack,
+          durationMs,
+          error: null,
+          retryAfterMs: null,
+          gone: false,
+        }
+      : { ...fail(outcome.error), durationMs };
+  }
+
+  /**
+   * The headers every transport sends (as HTTP or message headers): the custom ones, then the platform's
+   * (which win; their names are refused for custom ones anyway), signed afresh. A string: why there are
+   * none (the attempt's error; a value never appears in it).
+   */
+  private async signedHeaders(input: SendInput): Promise<Record<string, string> | string> {
+    const secrets = await this.secrets.liveSecrets(input.communityId, input.endpointId);
+    if (secrets.length === 0) return 'endpoint has no live signing secret';
+    let custom: CustomHeaders;
+    try {
+      custom = this.customHeaders(input.customHeaders);
+    } catch {
+      // the ring lost the key that sealed them: the log says so, the values never appear
+      return 'custom headers could not be decrypted: their encryption key is not in WEBHOOK_SECRET_ENCRYPTION_KEY';
+    }
+    const timestamp = Math.floor((input.timestamp ?? new Date()).getTime() / 1000);
+    const headers: Record<string, string> = {
+      ...custom,
+      'user-agent': WEBHOOK_USER_AGENT,
+      'webhook-id': input.messageId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(secrets, input.messageId, timestamp, input.body),
+    };
+    // the receiver may continue the trace (docs/api.md#webhooks); nothing is sent with tracing off
+    if (input.traceparent !== undefined) headers.traceparent = input.traceparent;
+    return headers;
   }
 
   private customHeaders(sealed: SealedHeaders | null | undefined): CustomHeaders {
@@ -210,9 +275,5 @@ export class WebhookSender implements OnModuleDestroy {
       this.opened.set(key, headers);
     }
     return headers;
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.agent?.destroy();
   }
 }
