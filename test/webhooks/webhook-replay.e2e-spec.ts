@@ -1,5 +1,5 @@
 import { ReplayBatchesStore } from '../../src/modules/webhooks/worker/replay-batches.store';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { DELIVERY_TEST_ENV } from '../utils/worker';
@@ -16,15 +16,7 @@ type Member = Awaited<ReturnType<typeof memberWithToken>>;
  * attempts finished), so no worker takes part; test/webhooks/webhook-replay-worker.e2e-spec.ts sends them.
  */
 describe('webhook bulk replay: selection and routes', () => {
-  let api: TestApp;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useTestApp(DELIVERY_TEST_ENV);
 
   async function addEndpoint(member: Member): Promise<string> {
     const created = await call(api.app, 'POST', hooks(member.community.id), {
@@ -118,7 +110,13 @@ describe('webhook bulk replay: selection and routes', () => {
     expect(first.status).toBe(202);
     expect(first.body.data).toEqual({ id: expect.any(String), state: 'queued', total: dry.body.data.count });
     expect(dry.body.data.count).toBe(4);
-    const second = await replay(owner, { since: since(), status: 'ANY' });
+    const windowStart = since();
+    const second = await replay(owner, {
+      since: windowStart,
+      status: 'ANY',
+      eventTypes: ['tweet.created'],
+      responseStatus: [503, '4xx'],
+    });
     expect(second.status).toBe(202);
 
     const read = await call(api.app, 'GET', `${hooks(owner.community.id)}/replays/${first.body.data.id}`, {
@@ -133,7 +131,16 @@ describe('webhook bulk replay: selection and routes', () => {
       skipped: 0,
       createdAt: expect.any(String),
       finishedAt: null,
+      // what it selects (the portal's Replays page shows it): every endpoint when none was named, the
+      // window's end the creation time when none was given, the defaults spelled out
+      since: expect.any(String),
+      until: expect.any(String),
+      endpointIds: [endpoint],
+      eventTypes: null,
+      status: 'FAILED',
+      responseStatus: null,
     });
+    expect(Date.parse(read.body.data.until)).toBeGreaterThan(Date.parse(read.body.data.since));
 
     const list = await call(api.app, 'GET', `${hooks(owner.community.id)}/replays?limit=1`, {
       token: owner.token,
@@ -141,6 +148,12 @@ describe('webhook bulk replay: selection and routes', () => {
     expect(list.status).toBe(200);
     expect(list.body.data).toMatchObject({ page: 1, limit: 1, total: 2, hasMore: true });
     expect(list.body.data.items.map((r: { id: string }) => r.id)).toEqual([second.body.data.id]);
+    expect(list.body.data.items[0]).toMatchObject({
+      since: new Date(windowStart).toISOString(),
+      status: 'ANY',
+      eventTypes: ['tweet.created'],
+      responseStatus: ['503', '4xx'],
+    });
 
     const cancelled = await call(
       api.app,

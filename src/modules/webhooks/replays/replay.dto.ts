@@ -177,6 +177,38 @@ export class ReplayDto {
   /** when it was done or cancelled; null before */
   @ApiProperty({ type: Date, nullable: true })
   finishedAt: Date | null;
+
+  /** the start of the window of event raise times, inclusive, as created */
+  since: Date;
+
+  /** the end of the window, exclusive (the creation time when the request gave none) */
+  until: Date;
+
+  @ApiProperty({
+    type: [String],
+    format: 'uuid',
+    description:
+      'the endpoints it replays to: those the request named, or every endpoint the community had then',
+  })
+  endpointIds: string[];
+
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: 'the event types it selects; null: every type',
+  })
+  eventTypes: string[] | null;
+
+  @ApiProperty({ enum: REPLAY_STATUSES, description: "the latest attempt's state it selects" })
+  status: ReplayStatus;
+
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    example: ['503', '4xx', 'network'],
+    description: 'the answers it selects (codes as text, classes, "network"); null: any',
+  })
+  responseStatus: string[] | null;
 }
 
 export class ReplayPageDto {

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { PrismaService } from '../../../prisma/prisma.service';
-import { ReplaySelection, selectedAttempts } from '../core/replays/replay-selection';
+import {
+  countByEndpointStatement,
+  ReplaySelection,
+  type ReplayStatus,
+} from '../core/replays/replay-selection';
 
 /** A replay as the API shows it (docs/api.md#bulk-replay). */
 export interface ReplayView {
@@ -12,6 +16,13 @@ export interface ReplayView {
   skipped: number;
   createdAt: Date;
   finishedAt: Date | null;
+  /** what it selects, as created: the window, the endpoints (every one when the request named none), the rest */
+  since: Date;
+  until: Date;
+  endpointIds: string[];
+  eventTypes: string[] | null;
+  status: ReplayStatus;
+  responseStatus: string[] | null;
 }
 
 interface ReplayRow {
@@ -22,9 +33,16 @@ interface ReplayRow {
   skipped: number;
   created_at: Date;
   finished_at: Date | null;
+  since: Date;
+  until: Date;
+  endpoint_ids: string[];
+  event_types: string[] | null;
+  status_filter: ReplayStatus;
+  response_status: string[] | null;
 }
 
-const VIEW_COLUMNS = 'id, state, total, queued, skipped, created_at, finished_at';
+const VIEW_COLUMNS =
+  'id, state, total, queued, skipped, created_at, finished_at, since, until, endpoint_ids::text[] AS endpoint_ids, event_types, status_filter, response_status';
 
 function toView(row: ReplayRow): ReplayView {
   return {
@@ -35,6 +53,12 @@ function toView(row: ReplayRow): ReplayView {
     skipped: row.skipped,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+    since: row.since,
+    until: row.until,
+    endpointIds: row.endpoint_ids,
+    eventTypes: row.event_types,
+    status: row.status_filter,
+    responseStatus: row.response_status,
   };
 }
 
@@ -46,28 +70,31 @@ function toView(row: ReplayRow): ReplayView {
 export class WebhookReplaysStore {
   constructor(private readonly prisma: PrismaService) {}
 
-  /** The selection's size per endpoint, in ONE statement (the dry run, and a replay's `total`). */
+  /** The selection's size per endpoint (the endpoints with some), in ONE statement: the dry run. */
   async countByEndpoint(selection: ReplaySelection): Promise<Record<string, number>> {
-    const rows = await this.prisma.$queryRaw<{ endpoint_id: string; n: number }[]>`
-      SELECT d.endpoint_id::text AS endpoint_id, count(*)::int AS n ${selectedAttempts(selection)}
-       GROUP BY d.endpoint_id`;
-    return Object.fromEntries(rows.map((r) => [r.endpoint_id, r.n]));
+    const rows = await this.prisma.$queryRaw<{ endpoint_id: string; n: number }[]>(
+      countByEndpointStatement(selection),
+    );
+    return Object.fromEntries(rows.filter((r) => r.n > 0).map((r) => [r.endpoint_id, r.n]));
   }
 
   /**
-   * Counts the selection and writes the replay, queued, in one transaction; null when the community already
-   * has `maxActive` replays queued or running. The count and the insert of one community are serialised by a
-   * transaction-scoped advisory lock on it, so two creates at once cannot both pass the cap.
+   * Counts the selection, then writes the replay, queued; null when the community already has `maxActive`
+   * replays queued or running. The count runs first, on its own: over 10^6 messages it takes a while, and a
+   * transaction held (with the community's lock) for as long would block the community's other creates and
+   * outlive Prisma's interactive-transaction timeout. `total` is what the selection held at the count; the
+   * batches select again as they go (docs/api.md#bulk-replay). The cap's check and the insert of one
+   * community are serialised by a transaction-scoped advisory lock on it, so two creates at once cannot both
+   * pass the cap.
    */
   async create(selection: ReplaySelection, maxActive: number): Promise<ReplayView | null> {
+    const total = Object.values(await this.countByEndpoint(selection)).reduce((sum, n) => sum + n, 0);
     return this.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${'webhook_replays:' + selection.communityId}, 0))`;
       const [{ active }] = await tx.$queryRaw<{ active: number }[]>`
         SELECT count(*)::int AS active FROM webhook_replays
          WHERE community_id = ${selection.communityId}::uuid AND state IN ('queued', 'running')`;
       if (active >= maxActive) return null;
-      const [{ total }] = await tx.$queryRaw<{ total: number }[]>`
-        SELECT count(*)::int AS total ${selectedAttempts(selection)}`;
       const [row] = await tx.$queryRawUnsafe<ReplayRow[]>(
         `INSERT INTO webhook_replays
            (id, community_id, endpoint_ids, event_types, status_filter, response_status, since, until, total,
