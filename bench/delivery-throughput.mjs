@@ -103,8 +103,8 @@ async function service(tracing = null) {
     await sampler.start();
     const started = performance.now();
     await insertSpread(env.db, communityIds, EVENTS, traced);
-    // the receiver's count first (in this process, free), then the log: a count of the log every
-    // 50 ms took a tenth of a core from the machine the service shares with the floor's run
+    // the receiver's count first (in this process, free), then the log: counting the log on every
+    // poll took CPU from the machine the service shares with the floor's run
     await until('every delivery to arrive', async () => receiver.requests() >= EVENTS + 500, 600_000, 5);
     await until(
       'every delivery to be recorded',

@@ -110,7 +110,7 @@ const floor = floorFigures?.autocannon;
 const api = await startApi();
 try {
   // the API's start-up counts, as the floor's does; the one login that gets the Bearer token does
-  // not: the floor logs nobody in, and that login's 19 MiB argon2 block
+  // not: the floor logs nobody in, and that login's argon2 block
   // (src/modules/auth/password.service.ts) would be the peak. Its own peak is printed beside
   // (loginPeakRssMiB); bench/auth.mjs measures logins.
   const startPeakRssMiB = peakRssMiB(api.pid);

@@ -1,5 +1,5 @@
 // Benchmark: the tweets page's CPU time per request, the API beside the floor's `best` server on the
-// same core in the same seconds. On these machines a core's speed moves by 2x within minutes, so two
+// same core in the same seconds. On these machines a core's speed moves within minutes, so two
 // servers measured one after the other (bench/tweets-list.mjs) often compare two different machines.
 // Here both run pinned to core 0 (every thread: taskset -a), each loaded by its own wrk (16
 // connections, pinned to core 1) at the same time, and each one's CPU time over the same window is
@@ -18,8 +18,14 @@
 // as the floor stores its own). BENCH_RECORD=1 (or --record) appends the run to
 // bench/results/read-side-by-side.jsonl (lib/record.mjs). Without the floor (FLOOR_DIR missing) the
 // service runs alone on core 0 and its CPU time per request is printed without a ratio.
+//
+// Memory: each server's lifetime peak RSS (VmHWM: its start-up, then every round) beside the other's
+// (target: the service's <= TARGET_RSS_RATIO of the floor's). BENCH_LOGIN=1 logs the community's owner in
+// once before the rounds, as an outside trial does to get its API key: a login's argon2 block then counts
+// in the service's peak, as it would in theirs (the floor logs nobody in).
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import pg from 'pg';
 import { fetch } from 'undici';
@@ -30,12 +36,16 @@ import { floorDir, floorPresent, ratio, runFloor } from './lib/floor.mjs';
 import { record } from './lib/record.mjs';
 import {
   BENCH_URL,
+  bearerFor,
   DATABASE_URL,
   dropDatabaseUnlessKept,
   ensureDatabase,
   seed,
+  peakRssMiB,
   startApi,
   TARGET_RATIO,
+  TARGET_RSS_RATIO,
+  ROOT,
 } from './lib/read-bench.mjs';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -48,6 +58,8 @@ const PAGE = 'page=1&limit=20';
 const SERVICE_PATH = process.env.BENCH_ROUTE ?? `/api/sdk/tweets?${PAGE}`;
 /** The floor's community of 100,000 tweets (floor-read.mjs seeds three). */
 const FLOOR_COMMUNITY = '11111111-1111-4111-8111-111111111111';
+const LOGIN = process.env.BENCH_LOGIN === '1';
+const OWNER_PASSWORD = 'bench password of the owner';
 
 const floorUrl = () => {
   const url = new URL(ADMIN_URL);
@@ -131,6 +143,14 @@ async function prepareFloor() {
   return floorKey;
 }
 
+/** The owner's password, for BENCH_LOGIN (hashed as the build hashes it). */
+async function setOwnerPassword(db, ownerId) {
+  const require = createRequire(import.meta.url);
+  const { PasswordService } = require(join(ROOT, 'dist/modules/auth/password.service.js'));
+  const hash = await new PasswordService().hash(OWNER_PASSWORD);
+  await db.query('UPDATE users SET password_hash = $1 WHERE id = $2', [hash, ownerId]);
+}
+
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function main() {
@@ -139,6 +159,7 @@ async function main() {
   await db.connect();
   const { communityId, ownerId } = await seed(db);
   const serviceKey = await insertApiKey(db, communityId, ownerId);
+  if (LOGIN) await setOwnerPassword(db, ownerId);
   await db.end();
 
   const withFloor = floorPresent();
@@ -147,6 +168,7 @@ async function main() {
   const floor = withFloor ? await startFloorServer() : null;
   const servers = floor ? [api, floor] : [api];
   try {
+    if (LOGIN) await bearerFor({ email: 'owner@bench.test', password: OWNER_PASSWORD, communityId });
     for (const { pid } of servers) execFileSync('taskset', ['-a', '-p', '-c', '0', String(pid)]);
     const serviceUrl = `${BENCH_URL}${SERVICE_PATH}`;
     const floorPage = `http://127.0.0.1:${FLOOR_PORT}/tweets?${PAGE}`;
@@ -189,6 +211,8 @@ async function main() {
       }
       console.error(JSON.stringify(rounds.at(-1)));
     }
+    const peakRss = { service: peakRssMiB(api.pid), floor: floor ? peakRssMiB(floor.pid) : undefined };
+    const peakRssRatio = floor ? ratio(peakRss.service, peakRss.floor) : undefined;
     const medianRatio = floor ? median(rounds.map((r) => r.ratio)) : undefined;
     const medianP99Ratio = floor ? median(rounds.map((r) => r.p99Ratio)) : undefined;
     console.log(
@@ -201,7 +225,10 @@ async function main() {
         rounds,
         medianRatio,
         medianP99Ratio,
-        target: `floor / service CPU per request >= ${TARGET_RATIO}`,
+        peakRssMiB: peakRss,
+        peakRssRatio,
+        serviceLoggedIn: LOGIN,
+        target: `floor / service CPU per request >= ${TARGET_RATIO}; peak RSS <= ${TARGET_RSS_RATIO}x the floor's`,
         pass: floor ? medianRatio >= TARGET_RATIO : undefined,
       }),
     );
@@ -218,6 +245,10 @@ async function main() {
         p99Ms: median(rounds.map((r) => r.p99Ms.service)),
         floorP99Ms: floor ? median(rounds.map((r) => r.p99Ms.floor)) : undefined,
         p99Ratio: medianP99Ratio,
+        peakRssMiB: peakRss.service,
+        floorPeakRssMiB: peakRss.floor,
+        peakRssRatio,
+        loggedIn: LOGIN,
       },
     ]);
   } finally {

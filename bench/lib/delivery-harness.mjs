@@ -32,6 +32,11 @@ const nextUlid = monotonicFactory();
 /** The run's own WEBHOOK_SECRET_ENCRYPTION_KEY: the seed encrypts with it and the worker decrypts. */
 const ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
+/** The run's encryption key, for a process the bench starts itself (an API) beside the harness's workers. */
+export function benchEncryptionKey() {
+  return ENCRYPTION_KEY;
+}
+
 export function compiled(path) {
   const file = join(WORKER_DIST, path);
   if (!existsSync(file))

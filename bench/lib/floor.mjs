@@ -1,5 +1,5 @@
 // The floor of this machine, measured in the same invocation as the service (a speed figure counts
-// only as a ratio to it: these machines differ by 2x from one day to the next). Runs a round of the
+// only as a ratio to it: these machines differ from one day to the next). Runs a round of the
 // floor's scripts and returns the one JSON line it prints. They live outside the repository: FLOOR_DIR,
 // by default ../shared/bench-floor beside the checkout (or beside one of its parents, for a git
 // worktree). Without them (a fresh clone) floorPresent() says so in one line and the benches skip the

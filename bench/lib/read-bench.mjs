@@ -54,9 +54,14 @@ export async function ensureDatabase() {
   const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
   if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${name}"`);
   await admin.end();
+  migrate(DATABASE_URL);
+}
+
+/** The migrations deployed to the database of `url` (the bench database, or a formation's). */
+export function migrate(url) {
   execFileSync(process.execPath, [resolve(ROOT, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL },
+    env: { ...process.env, DATABASE_URL: url },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -106,8 +111,8 @@ export async function seed(db) {
 }
 
 /** An `authorization` header for the user, logged in to `communityId` through the API under test's login route. */
-export async function bearerFor({ email, password, communityId }) {
-  const login = await fetch(`${BENCH_URL}/api/auth/login`, {
+export async function bearerFor({ email, password, communityId }, baseUrl = BENCH_URL) {
+  const login = await fetch(`${baseUrl}/api/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ email, password, communityId }),
@@ -116,13 +121,16 @@ export async function bearerFor({ email, password, communityId }) {
   return { authorization: `Bearer ${(await login.json()).data.accessToken}` };
 }
 
-/** The API from dist/, as `npm run start:api` runs it in production, on the bench database. */
-/** The compiled API on the bench database; `extraEnv` adds to its environment (e.g. tracing's). */
+/**
+ * The API from dist/, as `npm run start:api` runs it in production, on the bench database; `extraEnv`
+ * adds to its environment (tracing's; another DATABASE_URL, or a PORT for a second API beside it).
+ */
 export async function startApi(extraEnv = {}) {
+  const url = `http://127.0.0.1:${extraEnv.PORT ?? PORT}`;
   // a server already on the port (another session's bench) would answer the health check below and
   // be measured in this one's place
-  const before = await fetch(`${BENCH_URL}/api/health`).catch(() => undefined);
-  if (before) throw new Error(`something already listens on ${BENCH_URL}: set BENCH_PORT to a free port`);
+  const before = await fetch(`${url}/api/health`).catch(() => undefined);
+  if (before) throw new Error(`something already listens on ${url}: set BENCH_PORT to a free port`);
   const dist = resolve(process.env.BENCH_API_DIST ?? resolve(ROOT, 'dist'));
   // BENCH_API_NODE_ARGS: flags for the API's node, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile it
   const nodeArgs = [
@@ -151,7 +159,7 @@ export async function startApi(extraEnv = {}) {
   for (;;) {
     try {
       // any answer means it listens (/api/health exists in every version, for bisecting old builds)
-      await fetch(`${BENCH_URL}/api/health`);
+      await fetch(`${url}/api/health`);
       break;
     } catch {
       // not listening yet
