@@ -49,3 +49,16 @@ export async function twoSubscribedApps(): Promise<[TestApp, TestApp]> {
   await waitFor('both invalidation subscriptions', () => apps.every((t) => t.app.get(InvalidationBus).live));
   return apps as [TestApp, TestApp];
 }
+
+/**
+ * The API of one describe block (createTestApp's arguments): started before its first test, closed after
+ * its last. The object is filled in by beforeAll, so read its fields inside the tests.
+ */
+export function useTestApp(...args: Parameters<typeof createTestApp>): TestApp {
+  const t = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(t, await createTestApp(...args));
+  });
+  afterAll(() => t.close?.());
+  return t;
+}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { INestApplicationContext } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Plan, Role } from '../../src/generated/prisma/enums';
 import { PasswordService } from '../../src/modules/auth/password.service';
@@ -9,6 +10,9 @@ import { call, CallOptions } from './http';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
+/** What the row factories need of an app: its providers (an HTTP app, or a unit spec's compiled module). */
+type Providers = Pick<INestApplicationContext, 'get'>;
+
 /** A short unique suffix, so tests never depend on each other's rows. */
 export function unique(prefix = 'x'): string {
   return `${prefix}-${randomBytes(5).toString('hex')}`;
@@ -17,7 +21,7 @@ export function unique(prefix = 'x'): string {
 let cachedHash: Promise<string> | undefined;
 
 export async function createUser(
-  app: NestFastifyApplication,
+  app: Providers,
   overrides: { email?: string; name?: string; isPlatformAdmin?: boolean } = {},
 ) {
   cachedHash ??= app.get(PasswordService).hash(TEST_PASSWORD);
@@ -32,7 +36,7 @@ export async function createUser(
 }
 
 export async function createCommunity(
-  app: NestFastifyApplication,
+  app: Providers,
   overrides: {
     plan?: Plan;
     slug?: string;
@@ -52,12 +56,7 @@ export async function createCommunity(
   });
 }
 
-export async function addMember(
-  app: NestFastifyApplication,
-  communityId: string,
-  userId: string,
-  role: Role = 'MEMBER',
-) {
+export async function addMember(app: Providers, communityId: string, userId: string, role: Role = 'MEMBER') {
   return app.get(PrismaService).membership.create({ data: { communityId, userId, role } });
 }
 
@@ -86,12 +85,7 @@ export async function memberWithToken(
 }
 
 /** An API key of the community, created by `userId` (who must be a member). */
-export async function createApiKey(
-  app: NestFastifyApplication,
-  communityId: string,
-  userId: string,
-  scopes?: string[],
-) {
+export async function createApiKey(app: Providers, communityId: string, userId: string, scopes?: string[]) {
   return app.get(ApiKeysService).create(communityId, userId, unique('key'), scopes);
 }
 
@@ -134,7 +128,7 @@ export async function memberCaller(
 }
 
 /** The outbox rows of one community and event type, oldest first. */
-export function outboxOf(app: NestFastifyApplication, communityId: string, eventType: string) {
+export function outboxOf(app: Providers, communityId: string, eventType: string) {
   return app.get(PrismaService).outboxEvent.findMany({
     where: { communityId, eventType },
     orderBy: { id: 'asc' },

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 
@@ -18,12 +19,7 @@ export interface IsolatedDatabase {
  */
 export async function createIsolatedDatabase(name: string): Promise<IsolatedDatabase> {
   const empty = await createEmptyDatabase(name);
-  const root = resolve(__dirname, '..', '..');
-  execFileSync(process.execPath, [resolve(root, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: empty.url },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  migrateDeploy(empty.url);
   return { ...empty, redisKeyPrefix: `${process.env.REDIS_KEY_PREFIX}:${name}` };
 }
 
@@ -31,14 +27,8 @@ export async function createIsolatedDatabase(name: string): Promise<IsolatedData
 export async function createEmptyDatabase(name: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = process.env.TEST_DATABASE_ADMIN_URL!;
   const database = `${process.env.TEST_DATABASE_NAME}_${name}`;
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${database}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${database}`;
   return {
-    url: url.toString(),
+    url: await createDatabase(adminUrl, database),
     drop: async () => {
       const client = new Client({ connectionString: adminUrl });
       await client.connect();
@@ -46,4 +36,56 @@ export async function createEmptyDatabase(name: string): Promise<{ url: string; 
       await client.end();
     },
   };
+}
+
+/** Creates an empty database `database` on the server of `adminUrl`; returns its URL. */
+export async function createDatabase(adminUrl: string, database: string): Promise<string> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${database}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** Applies the committed migrations to the database at `url` with the real `prisma migrate deploy`. */
+export function migrateDeploy(url: string): void {
+  const root = resolve(__dirname, '..', '..');
+  execFileSync(process.execPath, [resolve(root, 'node_modules/prisma/build/index.js'), 'migrate', 'deploy'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+/**
+ * An empty database of the run's whose `_prisma_migrations` records `applied` as finished (no such
+ * table when null): what the readiness check reads (MigrationStatus), with the columns it reads as
+ * `prisma migrate deploy` creates them.
+ */
+export async function databaseWithMigrationRecords(
+  name: string,
+  applied: string[] | null,
+): Promise<{ url: string; drop: () => Promise<void> }> {
+  const db = await createEmptyDatabase(`${name}_${randomBytes(3).toString('hex')}`);
+  if (applied) {
+    const client = new Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      await client.query(
+        `CREATE TABLE _prisma_migrations (id varchar(36) PRIMARY KEY, migration_name varchar(255) NOT NULL,
+         finished_at timestamptz, rolled_back_at timestamptz)`,
+      );
+      for (const [i, migration] of applied.entries()) {
+        await client.query(
+          `INSERT INTO _prisma_migrations (id, migration_name, finished_at) VALUES ($1, $2, now())`,
+          [String(i), migration],
+        );
+      }
+    } finally {
+      await client.end();
+    }
+  }
+  return db;
 }

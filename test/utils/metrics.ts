@@ -1,3 +1,7 @@
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { load } from 'js-yaml';
 import { createServer } from 'node:net';
 
 /** A local port free at the time of asking: bound on port 0, then released. */
@@ -50,4 +54,29 @@ export async function scrape(port: number): Promise<Sample[]> {
   const { status, text } = await getLocal(port, '/metrics');
   if (status !== 200) throw new Error(`/metrics answered ${status}: ${text}`);
   return parseExposition(text);
+}
+
+/** Runs the compose file's worker health check (a node one-liner) against `port`; resolves its exit code. */
+export async function composeWorkerHealthcheck(port: number): Promise<number> {
+  const compose = load(readFileSync(resolve(__dirname, '../../docker-compose.yml'), 'utf8')) as {
+    services: { worker: { healthcheck: { test: string[] } } };
+  };
+  const [kind, command, ...args] = compose.services.worker.healthcheck.test;
+  expect([kind, command]).toEqual(['CMD', 'node']);
+  return new Promise((done) =>
+    execFile(process.execPath, args, { env: { ...process.env, METRICS_PORT: String(port) } }, (err) =>
+      done(err ? Number(err.code ?? 1) : 0),
+    ),
+  );
+}
+
+/** GET http://<host>:<port><path>; rejects when nothing listens there. */
+export async function getFrom(
+  host: string,
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string; headers: Headers }> {
+  const res = await fetch(`http://${host}:${port}${path}`, { headers });
+  return { status: res.status, text: await res.text(), headers: res.headers };
 }

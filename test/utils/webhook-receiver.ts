@@ -102,3 +102,18 @@ export function verifyWebhook(request: ReceivedWebhook, secret: string): unknown
     'webhook-signature': String(request.headers['webhook-signature']),
   });
 }
+
+/**
+ * Answers 500 to the first request of each message (by webhook-id) and 200 to every later one, each
+ * after `delayMs`: every event then goes through a retry.
+ */
+export function failEachFirstRequest(delayMs = 0): Responder {
+  const seen = new Set<string>();
+  return async (request) => {
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const id = String(request.headers['webhook-id']);
+    if (seen.has(id)) return { status: 200 };
+    seen.add(id);
+    return { status: 500 };
+  };
+}

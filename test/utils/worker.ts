@@ -5,6 +5,10 @@ import { PrismaService } from '../../src/prisma/prisma.service';
 import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
 import { WebhookSecretsStore } from '../../src/modules/webhooks/core/secrets/webhook-secrets.store';
 import { WebhookEndpointsStore } from '../../src/modules/webhooks/core/webhook-endpoints.store';
+import { AttemptStatsStore } from '../../src/modules/webhooks/core/attempt-stats.store';
+import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
+import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
+import { EndpointTransportStore } from '../../src/modules/webhooks/core/http-transport/endpoint-transport.store';
 import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
 import { WorkerModule } from '../../src/worker.module';
 
@@ -65,6 +69,7 @@ export async function createEndpoint(
     new WebhookSecretsStore(prisma),
     new WebhookEndpointsStore(prisma),
     config,
+    new EndpointTransportStore(prisma),
   );
   return prisma.$transaction(async (tx) => {
     const endpoint = await tx.webhookEndpoint.create({
@@ -97,4 +102,9 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/** The worker's outbox retention, on the app's pool and configuration, for a test to run a prune itself. */
+export function outboxRetentionOf({ prisma, config }: { prisma: PrismaService; config: AppConfig }) {
+  return new OutboxRetention(new WorkerOutboxStore(prisma), config, new AttemptStatsStore(prisma));
 }
