@@ -18,6 +18,7 @@ export default tseslint.config(
       'prisma/schema-engine-wasm.mjs',
       'clients/*/dist/',
       'clients/typescript/src/schema.ts',
+      'portal/src/api/openapi.d.ts',
     ],
   },
   eslint.configs.recommended,

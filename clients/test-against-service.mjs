@@ -72,7 +72,7 @@ async function sparePort() {
   return port;
 }
 
-/** Spawns a compiled entry point; resolves once it reports ready over IPC (src/config/preflight.ts). */
+/** Spawns a compiled entry point; resolves once it reports ready over IPC (signalReady, src/bootstrap/preflight.ts). */
 function startProcess(name, entry, env) {
   const child = spawn(process.execPath, [join(root, 'dist', entry)], {
     cwd: root,

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { FeatureGuard } from './common/guards/feature.guard';
 import { KnownFieldsGuard } from './common/guards/known-fields.guard';
 import { PermissionGuard } from './common/guards/permission.guard';
+import { ReadYourWritesGuard } from './common/guards/read-your-writes.guard';
 import { rateLimitGuard, RateLimitModule } from './common/guards/rate-limit.module';
 import { AllExceptionsFilter } from './common/filters/all-exceptions.filter';
 import { createValidationPipe } from './common/pipes/validation.pipe';
@@ -60,7 +61,8 @@ import { TracingShutdown } from './tracing/tracing-shutdown';
     // requests the access guards would refuse; then who is calling, in which community, the plan, the
     // permission; then the routes' per-caller limits, so refused callers spend no tokens; last, unknown
     // fields where the route declares no DTO, as the pipe would refuse them; then an Idempotency-Key,
-    // once every answer that is not stored has had its turn (docs/idempotency.md). No global
+    // once every answer that is not stored has had its turn (docs/idempotency.md); last, whether the
+    // caller's lag-tolerant reads must go to the primary (read-your-writes.guard.ts). No global
     // interceptor: each would cost every request an rxjs chain.
     rateLimitGuard('before-access'),
     ...[AuthGuard, TenantGuard, FeatureGuard, PermissionGuard].map((guard) => ({
@@ -70,6 +72,7 @@ import { TracingShutdown } from './tracing/tracing-shutdown';
     rateLimitGuard('after-access'),
     { provide: APP_GUARD, useClass: KnownFieldsGuard },
     { provide: APP_GUARD, useClass: IdempotencyGuard },
+    { provide: APP_GUARD, useClass: ReadYourWritesGuard },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     { provide: APP_PIPE, useFactory: createValidationPipe },
   ],

@@ -23,7 +23,7 @@ import { runWithRequestId } from '../logging/request-id';
 import { JsonText } from '../common/http/json-text';
 import { closeAfterRefusedBody } from '../common/http/refused-body-close';
 import { successEnvelope, successEnvelopeText } from '../common/http/success-envelope';
-import type { AppConfig } from '../config/app-config';
+import { AppConfig } from '../config/app-config';
 import { API_KEY_AUTH, BEARER_AUTH } from '../common/http/api-docs';
 import { addValidationLimits } from '../common/http/validation-limits';
 import { AppLogger } from '../logging/app-logger';
@@ -71,7 +71,8 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  */
 /**
  * Fastify errors (JSON parsing, body limit, content type) are answered by the one handler that
- * configureHttpApp installs, with the contract's body. Nest would install its own first, which turns
+ * configureHttpApp installs, with the error body of docs/api.md#http-contract. Nest would install its
+ * own first, which turns
  * them into bare HttpExceptions and loses their FST_* code; replacing it afterwards made Fastify warn
  * (FSTWRN004) at every start. So the handler Nest offers is not installed at all.
  */
@@ -219,7 +220,11 @@ function shapeLimitedJsonParser(fastify: FastifyInstance) {
   };
 }
 
-export function buildOpenApiDocument(app: NestFastifyApplication) {
+/**
+ * The service's OpenAPI document. `serverUrl`: the address it names as its server (a running API gives
+ * its configured one; the clients' generator none, for a document that does not depend on the machine).
+ */
+export function buildOpenApiDocument(app: NestFastifyApplication, serverUrl?: string) {
   const config = new DocumentBuilder()
     .setTitle('Community Platform API')
     .setDescription(
@@ -233,7 +238,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication) {
     .addApiKey({ type: 'apiKey', in: 'header', name: 'X-Api-Key' }, API_KEY_AUTH)
     .build();
   const document = addWebhookFilterSchemas(addEventSchemas(SwaggerModule.createDocument(app, config)));
-  return completeOpenApiDocument(addValidationLimits(document, inputClassesOf(app)));
+  return completeOpenApiDocument(addValidationLimits(document, inputClassesOf(app)), serverUrl);
 }
 
 /** A provider when the app's modules have it (test apps built from a few modules may not). */
@@ -247,7 +252,7 @@ function resolveOptional<T>(app: NestFastifyApplication, type: new (...args: nev
 
 /** Everything the API needs beyond its modules; main.ts and the e2e tests both call it. */
 export async function configureHttpApp(app: NestFastifyApplication): Promise<void> {
-  // Route mapping and module loading at debug level: at info, ~100 lines buried the start-up banner.
+  // Route mapping and module loading at debug level: at info, a line per route buried the start-up banner.
   const logger = app.get(AppLogger);
   app.useLogger(new StartupDetailAtDebug(logger));
   app.setGlobalPrefix('api');
@@ -277,14 +282,16 @@ export async function configureHttpApp(app: NestFastifyApplication): Promise<voi
   });
   traceWriteRequests(fastify);
   logRequests(fastify, logger.pino);
-  SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app), {
+  // "Try it out" sends to the address this API is configured with (test apps built without config: the default)
+  const serverUrl = resolveOptional(app, AppConfig)?.publicBaseUrl;
+  SwaggerModule.setup('api/docs', app, () => buildOpenApiDocument(app, serverUrl), {
     jsonDocumentUrl: 'api/docs-json',
     yamlDocumentUrl: 'api/docs-yaml',
   });
   await servePortal(app);
   app.enableShutdownHooks();
-  // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the contract body
-  // too; the only error handler of the instance (see ContractFastifyAdapter).
+  // Errors raised by Fastify itself (JSON parsing, body limit, content type) get the same error body
+  // (docs/api.md#http-contract) too; the only error handler of the instance (see ContractFastifyAdapter).
   fastify.setErrorHandler((error, request, reply) => {
     const tooLarge = (error as { code?: string }).code === 'FST_ERR_CTP_BODY_TOO_LARGE';
     const { status, headers, body } = toErrorResponse(

@@ -25,7 +25,7 @@ const YOUNG_GENERATION_ON_ONE_THREAD = ['--no-parallel-scavenge'];
  * The V8 settings each process sets itself: YOUNG_GENERATION_ON_ONE_THREAD, and those that keep the API
  * and the worker under 200 MiB of peak RSS under load (docs/architecture.md#operations). `--liftoff-only`: Prisma 7 compiles every query with its WebAssembly query compiler
  * by default V8 re-compiles its hot functions with TurboFan on background threads, and those
- * compilations left tens of MiB of malloc'd memory in glibc's per-thread arenas for good, for no
+ * compilations left malloc'd memory in glibc's per-thread arenas for good, for no
  * measurable gain (docs/architecture.md#operations). Liftoff's baseline code is all the query compiler gets.
  */
 export function v8MemoryFlags(role: ProcessRole): string[] {
@@ -70,7 +70,7 @@ export const LAUNCH_NODE_FLAGS: Readonly<Record<ProcessRole, readonly string[]>>
  * start:api` / `start:worker`, the Docker image, the benchmarks), and a process started without
  * them says so at start (warnMissingMallocEnvironment). A fixed mmap threshold of 1 MiB: by default
  * glibc raises the threshold to the size of any large block freed, so after the start-up's dummy
- * argon2 hash, each login's 19 MiB argon2 block (memoryCost) came from the arena of the libuv thread
+ * argon2 hash, each login's argon2 block (memoryCost) came from the arena of the libuv thread
  * that ran it and stayed there for good, one block per libuv thread (docs/architecture.md#operations).
  * A fixed threshold also turns off glibc's rising trim threshold, so the main arena
  * gives freed memory back.
@@ -89,7 +89,7 @@ export function warnMissingMallocEnvironment(role: ProcessRole): void {
   const missing = missingMallocEnvironment(process.env);
   if (missing.length === 0 || process.platform !== 'linux') return;
   process.stderr.write(
-    `[${role}] started without ${missing.join(' ')}: logins may keep up to 19 MiB per libuv thread ` +
+    `[${role}] started without ${missing.join(' ')}: logins may keep an argon2 block per libuv thread ` +
       `(docs/operations.md, "What runs"); npm start, npm run start:${role} and the Docker image set it\n`,
   );
 }

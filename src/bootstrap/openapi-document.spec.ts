@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { completeOpenApiDocument } from './openapi-document';
+import { completeOpenApiDocument, DEFAULT_SERVER_URL } from './openapi-document';
 
 const envelope = {
   description: '',
@@ -100,6 +100,12 @@ describe('completeOpenApiDocument', () => {
   it('gives servers and a license', () => {
     expect(document.servers?.[0].url).toBe('{baseUrl}');
     expect(document.info.license?.name).toBe('UNLICENSED');
+  });
+
+  it('names the server it is given, else the default configuration’s address', () => {
+    expect(document.servers?.[0].variables?.baseUrl.default).toBe(DEFAULT_SERVER_URL);
+    const configured = completeOpenApiDocument(raw(), 'https://community.example.com');
+    expect(configured.servers?.[0].variables?.baseUrl.default).toBe('https://community.example.com');
   });
 });
 

@@ -15,6 +15,11 @@ import {
 import { classesWithValidationRules, type InputClass } from '../common/http/validation-limits';
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+/**
+ * The address a document built without a running service names (the committed clients' openapi.json):
+ * the default configuration's. A running API names its own (PUBLIC_BASE_URL, else localhost and PORT).
+ */
+export const DEFAULT_SERVER_URL = 'http://localhost:3000';
 /** Methods whose requests Fastify parses a body for: each can meet the body limit and the JSON-only rule. */
 const BODY_METHODS = new Set<string>(['put', 'post', 'delete', 'patch']);
 
@@ -29,9 +34,13 @@ const BODY_METHODS = new Set<string>(['put', 'post', 'delete', 'patch']);
  * - the swagger compiler plugin adds a default success per POST (201, the bare return type or no
  *   schema) because ApiEndpoint's HttpCode is hidden from it: every answer of a route is in the
  *   envelope, so a success documented outside it, beside the enveloped one, is not one the route gives;
- * - a query parameter with a default may be left out, so it is not required.
+ * - a query parameter with a default may be left out, so it is not required;
+ * - the server is `serverUrl`, where Swagger UI's "Try it out" sends its requests.
  */
-export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject {
+export function completeOpenApiDocument(
+  document: OpenAPIObject,
+  serverUrl = DEFAULT_SERVER_URL,
+): OpenAPIObject {
   // package.json's license; the address says what npm's UNLICENSED means (proprietary, no grant).
   document.info.license = {
     name: 'UNLICENSED',
@@ -41,7 +50,7 @@ export function completeOpenApiDocument(document: OpenAPIObject): OpenAPIObject 
     {
       url: '{baseUrl}',
       description: 'The service: paths start with /api',
-      variables: { baseUrl: { default: 'http://localhost:3000', description: 'scheme, host and port' } },
+      variables: { baseUrl: { default: serverUrl, description: 'scheme, host and port' } },
     },
   ];
   for (const [path, pathItem] of Object.entries(document.paths)) {

@@ -62,6 +62,9 @@ export function formatBanner(input: BannerInput): string[] {
     `API key of ${pro.slug} (${pro.id}), acting as ${state.apiKey.actsAs}; send it as X-Api-Key:`,
     `  ${state.apiKey.key}`,
     `  (kept with the rest of this banner in ${input.statePath}; development data only)`,
+    '',
+    `The webhook portal of ${pro.slug} without a password (prints a single-use link):`,
+    `  npm run cli -- portal:link --community ${pro.slug}`,
   );
   if (state.endpoint) {
     lines.push(

@@ -11,6 +11,8 @@ import { IdempotencyStorageModule } from '../modules/idempotency/idempotency-sto
 import { MembershipsModule } from '../modules/members/memberships.module';
 import { TenancyModule } from '../modules/tenancy/tenancy.module';
 import { WebhooksCoreModule } from '../modules/webhooks/core/webhooks-core.module';
+import { PortalLinksService } from '../modules/webhooks/portal/portal-links.service';
+import { PortalLinksStore } from '../modules/webhooks/portal/portal-links.store';
 import { PrismaModule } from '../prisma/prisma.module';
 
 /**
@@ -36,5 +38,7 @@ import { PrismaModule } from '../prisma/prisma.module';
     // the answers kept under Idempotency-Keys, which secrets:reencrypt seals too
     IdempotencyStorageModule,
   ],
+  // portal:link mints its link with the service of the API's route
+  providers: [PortalLinksService, PortalLinksStore],
 })
 export class CliModule {}

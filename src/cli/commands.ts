@@ -12,6 +12,7 @@ import { CommunityService } from '../modules/community/community.service';
 import { MembershipsService } from '../modules/members/memberships.service';
 import { TenancyService } from '../modules/tenancy/tenancy.service';
 import { MessageExpungeService } from '../modules/webhooks/core/expunge/message-expunge.service';
+import { PortalLinksService } from '../modules/webhooks/portal/portal-links.service';
 import { checkStoredHeaders } from './check-headers';
 import { CliError } from './cli-context';
 import { type CommandSpec, optional, type Options, plural, required } from './command-options';
@@ -212,6 +213,42 @@ export const COMMANDS: Record<string, CommandSpec> = {
       // every session of the user ends with the old password, portal sessions too
       await users.setPassword(user.id, password);
       return [`Password of ${address} set; it can log in now`];
+    },
+  },
+
+  'portal:link': {
+    usage: 'portal:link --community S [--email E]   (S: slug or id)',
+    description:
+      "Prints a single-use link into the community's webhook portal, as POST " +
+      '/api/communities/{communityId}/webhooks/portal-links gives one (docs/api.md#webhook-portal): it opens ' +
+      "the portal as E, or without --email as the community's first OWNER, who must hold WEBHOOKS_MANAGE (ADMIN " +
+      'or OWNER) in a community whose plan has webhooks. The link starts with PUBLIC_BASE_URL and lasts ' +
+      'PORTAL_LINK_TTL (10 minutes by default).',
+    options: { community: { type: 'string' }, email: { type: 'string' } },
+    async run(app, options) {
+      const community = await communityOf(app, required(options, 'community'));
+      const member =
+        options.email === undefined
+          ? await app.get(MembershipsService).firstOwner(community.id)
+          : await app.get(UsersService).findByEmail(email(options));
+      if (!member)
+        throw new CliError(
+          options.email === undefined
+            ? `Community ${community.slug} has no OWNER to act as: name a member with --email`
+            : `No user with the e-mail ${email(options)}`,
+        );
+      const links = app.get(PortalLinksService);
+      // the rule of the portal's own community picker, so the link opens a portal that works
+      if (!(await links.manageableCommunities(member.id)).some(({ id }) => id === community.id))
+        throw new CliError(
+          `${member.email} cannot manage the webhooks of ${community.slug}: that needs a member with ` +
+            'WEBHOOKS_MANAGE (ADMIN or OWNER) in a community whose plan has webhooks',
+        );
+      const link = await links.create(community.id, member.id);
+      return [
+        `Webhook portal of ${community.slug} as ${member.email}; single use, until ${link.expiresAt.toISOString()}:`,
+        link.url,
+      ];
     },
   },
 

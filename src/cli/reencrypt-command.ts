@@ -29,7 +29,8 @@ function answerCountLines(counts: AnswersUnderKeys): string[] {
 export const REENCRYPT_COMMAND: CommandSpec = {
   usage: 'secrets:reencrypt [--batch-size N] [--max-batches M] [--dry-run]',
   description:
-    "Re-encrypts every stored webhook signing secret, then every endpoint's custom headers, then every answer kept " +
+    "Re-encrypts every stored webhook signing secret, then every endpoint's custom headers, client key and OAuth " +
+    'client secret, then every answer kept ' +
     'under an Idempotency-Key (sealing those kept in clear before answers were sealed), under the newest key of ' +
     'WEBHOOK_SECRET_ENCRYPTION_KEY (the first of the ring), N values per short transaction (default 100), printing ' +
     'progress after each batch. The API and the worker keep running meanwhile. Stop it with Ctrl-C (the batch in ' +

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
 import { currentRequestScope } from './request-id';
@@ -31,7 +32,7 @@ export function logDestination(config: Pick<AppConfig, 'isProduction'>): Destina
   const pinoPretty = require('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({
     // process.stdout (not fd 1 directly): output stays in order with everything else the process prints
-    destination: process.stdout,
+    destination: toStdout(),
     sync: true,
     colorize: process.stdout.isTTY === true,
     translateTime: 'SYS:HH:MM:ss.l',
@@ -39,6 +40,21 @@ export function logDestination(config: Pick<AppConfig, 'isProduction'>): Destina
     ignore: 'pid,hostname,req,res,context',
     messageFormat: '{if context}[{context}] {end}{msg}',
     singleLine: true,
+  });
+}
+
+/**
+ * A stream of the logger's own that writes each line to process.stdout at once. pino-pretty pipes into
+ * its destination, adding close, finish and error listeners to it that stay while it is open: on stdout
+ * itself, every logger made in the process (each test app makes one) left its listeners there, past
+ * Node's warning limit.
+ */
+function toStdout(): Writable {
+  return new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      process.stdout.write(chunk);
+      done();
+    },
   });
 }
 

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 
 /**
- * The contract's error code of a response, kept on the raw response so that its request line
+ * The error code of a response (docs/product-decisions.md#1-responses-and-errors), kept on the raw
+ * response so that its request line
  * (src/logging/request-log.ts, written when the response has gone) can carry it. The exception filter
  * and Fastify's error handler, the two places that know the code, set it.
  */

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { loadConfig } from '../config/app-config';
-import { logDestination } from './app-logger';
+import { createRootLogger, logDestination } from './app-logger';
 import { requestLogLevel, requestLogMessage } from './request-log';
 import { StartupDetailAtDebug } from './startup-detail-logger';
 
@@ -14,6 +14,15 @@ describe('log format', () => {
   it('is JSON lines in production and pino-pretty elsewhere', () => {
     expect(logDestination(loadConfig(production).config)).toBeUndefined();
     expect(logDestination(loadConfig({ NODE_ENV: 'development' }).config)).toBeDefined();
+  });
+
+  it('adds no listener to stdout per logger, however many the process makes', () => {
+    const development = loadConfig({ NODE_ENV: 'development' }).config;
+    const events = ['close', 'finish', 'error', 'unpipe'];
+    const before = events.map((event) => process.stdout.listenerCount(event));
+    // as many loggers as a test worker makes apps: more than Node's default limit of 10 listeners
+    for (let i = 0; i < 12; i += 1) createRootLogger(development);
+    expect(events.map((event) => process.stdout.listenerCount(event))).toEqual(before);
   });
 
   it('never loads pino-pretty in production (memory: bench/README.md)', () => {

@@ -14,6 +14,11 @@ export interface RequestScope {
   /** set by src/prisma/request-transaction.ts only */
   boundConnection?: unknown;
   /**
+   * the caller wrote within the read-your-writes window: reads that tolerate lag go to the primary
+   * (src/prisma/read-replica.ts; set by the API's ReadYourWritesInterceptor)
+   */
+  readsFromPrimary?: boolean;
+  /**
    * the request's span when tracing is on and it changes data (src/tracing/request-span.ts): its
    * trace context goes into the outbox with each event, its ids onto each log line
    */

@@ -72,7 +72,7 @@ function logCompleted(logger: Logger, request: FastifyRequest, reply: FastifyRep
 
 /**
  * One line per request, written once its response has gone (off the request's own latency):
- * `info` for 2xx/3xx, `warn` for 4xx, `error` for 5xx, with the contract's error `code`; a request
+ * `info` for 2xx/3xx, `warn` for 4xx, `error` for 5xx, with the error body's `code`; a request
  * whose client went away first gets a `warn` line saying so. Fastify hooks rather than a
  * middleware: pino-http's middleware made two child loggers per request
  * (bench/README.md#other-reads-benchread-routesmjs).

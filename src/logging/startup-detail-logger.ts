@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 
-/** Nest's start-up chatter: ~100 "Mapped {…} route" lines and one line per module. */
+/** Nest's start-up chatter: a "Mapped {…} route" line per route and one line per module. */
 const STARTUP_DETAIL_CONTEXTS = new Set(['RoutesResolver', 'RouterExplorer', 'InstanceLoader']);
 
 /**

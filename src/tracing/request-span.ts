@@ -22,7 +22,7 @@ export function requestSpan(request: FastifyRequest): TraceSpan | undefined {
  * added. Called after the hook that opens the request scope.
  *
  * Attributes: the method and route template (never the URL itself, which may carry a credential),
- * the request id, the status code and the contract's error code.
+ * the request id, the status code and the error code (docs/product-decisions.md#1-responses-and-errors).
  */
 export function traceWriteRequests(fastify: FastifyInstance): void {
   if (!tracingEnabled()) return;

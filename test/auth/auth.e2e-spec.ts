@@ -1,5 +1,7 @@
 import { JwtService } from '@nestjs/jwt';
-import { createTestApp, TestApp } from '../utils/app';
+import argon2 from 'argon2';
+import { ARGON2_OPTIONS } from '../../src/modules/auth/password.service';
+import { useTestApp } from '../utils/app';
 import {
   addMember,
   createApiKey,
@@ -23,11 +25,7 @@ function decodeJwt(token: string): { header: Record<string, unknown>; payload: R
 }
 
 describe('login and tokens (docs/product-decisions.md#2-identities-login-api-keys)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('issues an HS256 access token with every claim, for the community named in the body', async () => {
     const community = await createCommunity(t.app);
@@ -85,6 +83,22 @@ describe('login and tokens (docs/product-decisions.md#2-identities-login-api-key
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual({ success: false, error: 'Invalid email or password', code: 'UNAUTHORIZED' });
     expect(unknown.body).toEqual(wrong.body);
+  });
+
+  it('replaces a hash of older argon2 parameters at login, and the password keeps working', async () => {
+    const email = `${unique('older-hash')}@example.test`;
+    const older = await argon2.hash(TEST_PASSWORD, { ...ARGON2_OPTIONS, memoryCost: 19_456, timeCost: 2 });
+    const user = await t.prisma.user.create({ data: { email, passwordHash: older } });
+    const first = await call(t.app, 'POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
+    expect(first.status).toBe(200);
+    const stored = (await t.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).passwordHash!;
+    expect(stored).not.toBe(older);
+    expect(argon2.needsRehash(stored, ARGON2_OPTIONS)).toBe(false);
+    // the session the first login opened still works: the password did not change
+    const me = await call(t.app, 'GET', '/api/admin/sdk/me', { token: first.body.data.accessToken });
+    expect(me.status).toBe(200);
+    const again = await call(t.app, 'POST', '/api/auth/login', { body: { email, password: TEST_PASSWORD } });
+    expect(again.status).toBe(200);
   });
 
   it('refuses a password-less user (created by a bulk upsert) with the same 401', async () => {
@@ -316,11 +330,7 @@ describe('login and tokens (docs/product-decisions.md#2-identities-login-api-key
 });
 
 describe('token lifetime from configuration', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ JWT_EXPIRES_IN: '1s', REFRESH_TOKEN_EXPIRES_IN: '2h' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ JWT_EXPIRES_IN: '1s', REFRESH_TOKEN_EXPIRES_IN: '2h' });
 
   it('signs exp = iat + JWT_EXPIRES_IN and reports it as expiresIn', async () => {
     const user = await createUser(t.app);

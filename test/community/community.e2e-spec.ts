@@ -1,18 +1,14 @@
 import { PrismaService } from '../../src/prisma/prisma.service';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { CREDENTIAL_KINDS, memberCaller, outboxOf, unique } from '../utils/factories';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 const domain = () => `${unique('d')}.example.com`;
 
 describe.each(CREDENTIAL_KINDS)('community with %s credentials', (kind) => {
-  it('answers the community (contract shape) to any member', async () => {
+  it('answers the community (the shape of docs/api.md#community-and-content) to any member', async () => {
     const owner = await memberCaller(t.app, kind);
     const member = await memberCaller(t.app, kind, { role: 'MEMBER', communityId: owner.communityId });
     const res = await call(t.app, 'GET', '/api/sdk/community', { ...member.auth });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PrismaService } from '../../src/prisma/prisma.service';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { call } from '../utils/http';
 import {
   addMember,
@@ -13,11 +13,7 @@ import {
   outboxOf,
 } from '../utils/factories';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 async function newTweet(caller: Caller) {
   const res = await call(t.app, 'POST', '/api/sdk/tweets', { ...caller.auth, body: { content: 'parent' } });

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { PrismaService } from '../../src/prisma/prisma.service';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { CREDENTIAL_KINDS, memberCaller } from '../utils/factories';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 describe.each(CREDENTIAL_KINDS)('tasks with %s credentials', (kind) => {
   it('creates (201, CONTENT_MODERATE), gets and lists tasks with exact totals', async () => {

@@ -1,14 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { PrismaService } from '../../src/prisma/prisma.service';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { CREDENTIAL_KINDS, memberCaller, outboxOf } from '../utils/factories';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 async function postTweet(auth: object, content: string) {
   const res = await call(t.app, 'POST', '/api/sdk/tweets', { ...auth, body: { content } });
@@ -17,7 +13,7 @@ async function postTweet(auth: object, content: string) {
 }
 
 describe.each(CREDENTIAL_KINDS)('tweets with %s credentials', (kind) => {
-  it('creates a tweet (201, contract shape) authored by the caller, with its event in the outbox', async () => {
+  it('creates a tweet (201, the shape of docs/api.md#community-and-content) authored by the caller, with its event in the outbox', async () => {
     const owner = await memberCaller(t.app, kind);
     const res = await call(t.app, 'POST', '/api/sdk/tweets', { ...owner.auth, body: { content: 'hello' } });
     expect(res.status).toBe(201);

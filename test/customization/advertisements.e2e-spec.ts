@@ -1,4 +1,4 @@
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { CREDENTIAL_KINDS, credentialsOf, memberWithCredentials, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
@@ -18,11 +18,7 @@ function ad(overrides: Record<string, unknown> = {}) {
 }
 
 describe('advertisements (docs/product-decisions.md#7-resources)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const BASE = '/api/sdk/customization/advertisements';
   const events = (communityId: string) =>

@@ -1,13 +1,9 @@
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { CREDENTIAL_KINDS, credentialsOf, memberWithCredentials, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
 describe('sidebar: GET/PUT /api/sdk/customization/sidebar (docs/product-decisions.md#7-resources)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const URL = '/api/sdk/customization/sidebar';
   const events = (communityId: string) =>

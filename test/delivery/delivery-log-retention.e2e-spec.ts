@@ -183,4 +183,30 @@ describe('delivery log retention', () => {
     expect(remaining).toHaveLength(10_002);
     expect(remaining).not.toContain(`${behind}#1`);
   });
+
+  it('pauses after every chunk that deleted, so a large prune leaves the database to the deliveries', async () => {
+    const pro = await endpointOn('PRO');
+    // 2,500 messages past retention: three chunks that delete
+    await api.prisma.$executeRaw`
+      INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
+                                      created_at, updated_at)
+      SELECT gen_random_uuid(), ${pro.communityId}::uuid, ${pro.endpointId}::uuid, 'msg_paced' || n, 'tweet.created',
+             1, 'SUCCESS', now() - interval '200 days' + n * interval '1 second', now()
+        FROM generate_series(1, 2500) n`;
+    const pauses: number[] = [];
+    const pause = jest
+      .spyOn(retention as unknown as { pause(ms: number): Promise<void> }, 'pause')
+      .mockImplementation((ms: number) => {
+        pauses.push(ms);
+        return Promise.resolve();
+      });
+    try {
+      expect(await retention.prune()).toBeGreaterThanOrEqual(2_500);
+    } finally {
+      pause.mockRestore();
+    }
+    expect(await left(pro.endpointId)).toEqual([]);
+    expect(pauses.length).toBeGreaterThanOrEqual(3);
+    expect(pauses.every((ms) => ms >= 0)).toBe(true);
+  });
 });

@@ -5,14 +5,11 @@ import type { DeliveryJobData } from '../../src/modules/webhooks/core/delivery-j
 import { deliveryJobId } from '../../src/modules/webhooks/core/delivery-job';
 import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
-import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
-import { AttemptStatsStore } from '../../src/modules/webhooks/core/attempt-stats.store';
-import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { createCommunity, memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { createEndpoint, DELIVERY_TEST_ENV, outboxRetentionOf, waitFor } from '../utils/worker';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 /**
  * PostgreSQL owns each delivery's state (docs/product-decisions.md#5-webhooks): a PENDING row is sent even
@@ -20,25 +17,11 @@ import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor
  * died is closed as an unknown outcome and retried, the log shows the body and the request id.
  */
 describe('delivery state', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   async function endpointFor(communityId: string, events = ['tweet.created']) {
     const path = `/${unique('state')}`;
-    const endpoint = await createEndpoint(api, communityId, { url: receiver.url + path, events });
+    const endpoint = await createEndpoint(stack.api, communityId, { url: stack.receiver.url + path, events });
     return { ...endpoint, path };
   }
 
@@ -54,7 +37,7 @@ describe('delivery state', () => {
       subject,
       data: { tweet: { id: subject } },
     };
-    const row = await api.prisma.outboxEvent.create({
+    const row = await stack.api.prisma.outboxEvent.create({
       data: { communityId, messageId, eventType: 'tweet.created', payload, subject, relayedAt: new Date() },
     });
     return { messageId, payload, outboxId: row.id.toString() };
@@ -62,7 +45,7 @@ describe('delivery state', () => {
 
   /** Attempt 1 of the event, PENDING and unclaimed, due in an hour: the sweep leaves it alone until then. */
   function attemptDueInAnHour(communityId: string, endpointId: string, messageId: string) {
-    return api.prisma.webhookDelivery.create({
+    return stack.api.prisma.webhookDelivery.create({
       data: {
         communityId,
         endpointId,
@@ -92,11 +75,11 @@ describe('delivery state', () => {
   }
 
   it('sends a due PENDING attempt whose queue job was lost, once, within a sweep interval', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const endpoint = await endpointFor(community.id);
     const event = await relayedEvent(community.id);
     // the state the relay commits, with no job in Redis (as after FLUSHALL)
-    await api.prisma.webhookDelivery.create({
+    await stack.api.prisma.webhookDelivery.create({
       data: {
         communityId: community.id,
         endpointId: endpoint.id,
@@ -108,42 +91,42 @@ describe('delivery state', () => {
     });
 
     const [row] = await waitFor('the swept attempt to succeed', async () => {
-      const rows = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+      const rows = await stack.api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
       return rows[0]?.status === 'SUCCESS' && rows;
     });
     expect(row.attempt).toBe(1);
     expect(row.startedAt).toBeInstanceOf(Date);
-    const requests = receiver.at(endpoint.path);
+    const requests = stack.receiver.at(endpoint.path);
     expect(requests).toHaveLength(1);
     expect(JSON.parse(requests[0].body)).toEqual(event.payload);
   });
 
   it('sends a claimed attempt once however many jobs run it', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const endpoint = await endpointFor(community.id);
     const event = await relayedEvent(community.id);
     // due in an hour: the sweep leaves it alone, only the jobs below run it
     await attemptDueInAnHour(community.id, endpoint.id, event.messageId);
     const job = jobOf(community.id, endpoint.id, event);
-    const processor = worker.context.get(DeliveryProcessor);
+    const processor = stack.worker.context.get(DeliveryProcessor);
 
     await Promise.all(Array.from({ length: 5 }, () => processor.deliver(job)));
     await processor.deliver(job);
 
-    expect(receiver.at(endpoint.path)).toHaveLength(1);
-    const rows = await api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(stack.receiver.at(endpoint.path)).toHaveLength(1);
+    const rows = await stack.api.prisma.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
     expect(rows.map((r) => [r.attempt, r.status])).toEqual([[1, 'SUCCESS']]);
   });
 
   it('sends a due attempt whose job BullMQ itself failed (a finished job id does not block the re-queue)', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const endpoint = await endpointFor(community.id);
     const event = await relayedEvent(community.id);
     // not due yet: only the job below runs for now
     const row = await attemptDueInAnHour(community.id, endpoint.id, event.messageId);
     // a job with the attempt's id that fails for a reason of its own (its claim cannot run) and
     // has no tries left: BullMQ keeps it in its failed set, as after retries spent on a database outage
-    const queue = worker.context.get(DeliveryQueue).queue;
+    const queue = stack.worker.context.get(DeliveryQueue).queue;
     const jobId = deliveryJobId(event.messageId, endpoint.id, 1);
     await queue.add(
       'tweet.created',
@@ -155,20 +138,23 @@ describe('delivery state', () => {
     );
     await waitFor('BullMQ to fail the job', async () => (await queue.getJobState(jobId)) === 'failed');
 
-    await api.prisma.webhookDelivery.update({ where: { id: row.id }, data: { nextAttemptAt: new Date() } });
+    await stack.api.prisma.webhookDelivery.update({
+      where: { id: row.id },
+      data: { nextAttemptAt: new Date() },
+    });
     await waitFor('the swept attempt to succeed', async () => {
-      const current = await api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: row.id } });
+      const current = await stack.api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: row.id } });
       return current.status === 'SUCCESS';
     });
-    expect(receiver.at(endpoint.path)).toHaveLength(1);
+    expect(stack.receiver.at(endpoint.path)).toHaveLength(1);
   });
 
   it('closes a claim whose worker died as FAILED with an unknown outcome and sends the next attempt', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const endpoint = await endpointFor(community.id);
     const event = await relayedEvent(community.id);
     // claimed an hour ago and never closed: the worker that claimed it is gone
-    await api.prisma.webhookDelivery.create({
+    await stack.api.prisma.webhookDelivery.create({
       data: {
         communityId: community.id,
         endpointId: endpoint.id,
@@ -182,7 +168,7 @@ describe('delivery state', () => {
     });
 
     const rows = await waitFor('the retry to succeed', async () => {
-      const all = await api.prisma.webhookDelivery.findMany({
+      const all = await stack.api.prisma.webhookDelivery.findMany({
         where: { endpointId: endpoint.id },
         orderBy: { attempt: 'asc' },
       });
@@ -192,14 +178,14 @@ describe('delivery state', () => {
       [1, 'FAILED', OUTCOME_UNKNOWN, 'req-dead-worker'],
       [2, 'SUCCESS', null, 'req-dead-worker'],
     ]);
-    expect(receiver.at(endpoint.path)).toHaveLength(1);
+    expect(stack.receiver.at(endpoint.path)).toHaveLength(1);
   });
 
   it('gives each attempt in the log the body it sent and the id of the API request that raised it', async () => {
-    const { community, token } = await memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'PRO', role: 'OWNER' });
     const endpoint = await endpointFor(community.id);
     const requestId = unique('req');
-    const created = await call(api.app, 'POST', '/api/sdk/tweets', {
+    const created = await call(stack.api.app, 'POST', '/api/sdk/tweets', {
       token,
       headers: { 'x-request-id': requestId },
       body: { content: 'traced' },
@@ -207,17 +193,17 @@ describe('delivery state', () => {
     expect(created.status).toBe(201);
     const tweetId = (created.body.data as { id: string }).id;
 
-    const outbox = await api.prisma.outboxEvent.findFirstOrThrow({
+    const outbox = await stack.api.prisma.outboxEvent.findFirstOrThrow({
       where: { communityId: community.id, eventType: 'tweet.created' },
     });
     expect(outbox.requestId).toBe(requestId);
     await waitFor('the delivery', async () => {
-      const row = await api.prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
+      const row = await stack.api.prisma.webhookDelivery.findFirst({ where: { endpointId: endpoint.id } });
       return row?.status === 'SUCCESS';
     });
 
     const log = await call(
-      api.app,
+      stack.api.app,
       'GET',
       `/api/communities/${community.id}/webhooks/${endpoint.id}/deliveries`,
       {
@@ -232,12 +218,12 @@ describe('delivery state', () => {
     expect(item.requestId).toBe(requestId);
     expect(item.payload).toMatchObject({ id: outbox.messageId, type: 'tweet.created' });
     expect(item.payload.data.tweet.id).toBe(tweetId);
-    expect(JSON.parse(receiver.at(endpoint.path)[0].body)).toEqual(item.payload);
+    expect(JSON.parse(stack.receiver.at(endpoint.path)[0].body)).toEqual(item.payload);
 
     // another community sees none of it
-    const other = await memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });
+    const other = await memberWithToken(stack.api.app, { plan: 'PRO', role: 'OWNER' });
     const foreign = await call(
-      api.app,
+      stack.api.app,
       'GET',
       `/api/communities/${other.community.id}/webhooks/${endpoint.id}/deliveries`,
       { token: other.token },
@@ -246,10 +232,10 @@ describe('delivery state', () => {
   });
 
   it('shows the body of a test delivery in the log too', async () => {
-    const { community, token } = await memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'PRO', role: 'OWNER' });
     const endpoint = await endpointFor(community.id);
     const tested = await call(
-      api.app,
+      stack.api.app,
       'POST',
       `/api/communities/${community.id}/webhooks/${endpoint.id}/test`,
       {
@@ -262,7 +248,7 @@ describe('delivery state', () => {
     expect(tested.body.data.payload).toMatchObject({ type: 'webhook.test', communityId: community.id });
 
     const log = await call(
-      api.app,
+      stack.api.app,
       'GET',
       `/api/communities/${community.id}/webhooks/${endpoint.id}/deliveries`,
       {
@@ -274,9 +260,7 @@ describe('delivery state', () => {
 });
 
 describe('event body retention', () => {
-  let api: TestApp;
-  beforeAll(async () => (api = await createTestApp(DELIVERY_TEST_ENV)));
-  afterAll(() => api?.close());
+  const api = useTestApp(DELIVERY_TEST_ENV);
 
   it('keeps a body while a delivery of it is PENDING or younger than WEBHOOK_MESSAGE_RETENTION', async () => {
     const community = await createCommunity(api.app);
@@ -320,11 +304,7 @@ describe('event body retention', () => {
       ],
     });
 
-    await new OutboxRetention(
-      new WorkerOutboxStore(api.prisma),
-      api.config,
-      new AttemptStatsStore(api.prisma),
-    ).prune(7 * day, 30 * day);
+    await outboxRetentionOf(api).prune(7 * day, 30 * day);
 
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
     expect(left.map((r) => r.messageId.split('_')[2]).sort()).toEqual(['pending-retry', 'recent-delivery']);

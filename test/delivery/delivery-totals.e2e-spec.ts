@@ -4,16 +4,14 @@ import { resolve } from 'node:path';
 import { Client } from 'pg';
 import type { DeliveryStatus } from '../../src/generated/prisma/enums';
 import { newMessageId } from '../../src/modules/events/event-body';
-import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
 import { DeliveryProcessor } from '../../src/modules/webhooks/worker/delivery.processor';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { createEmptyDatabase } from '../utils/isolated-database';
-import { syntheticData } from '../utils/synthetic-event';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { raiseEvent } from '../utils/synthetic-event';
+import { waitFor } from '../utils/worker';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 const STATUSES: DeliveryStatus[] = ['PENDING', 'SUCCESS', 'FAILED'];
@@ -25,48 +23,32 @@ const HOUR_MS = 3600_000;
  * not from count(*). Every path that writes an attempt or changes its status must leave them exact.
  */
 describe('delivery log totals', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
+  const stack = useDeliveryStack();
   let store: DeliveryAttemptsStore;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-    store = worker.context.get(DeliveryAttemptsStore);
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
+  beforeAll(() => {
+    store = stack.worker.context.get(DeliveryAttemptsStore);
   });
 
   /** A PRO community with an OWNER, and an endpoint created through the API on its own receiver path. */
   async function setUp() {
-    const member = await memberWithToken(api.app, { plan: 'PRO' });
+    const member = await memberWithToken(stack.api.app, { plan: 'PRO' });
     const path = `/${unique('totals')}`;
-    const created = await call(api.app, 'POST', hooks(member.community.id), {
+    const created = await call(stack.api.app, 'POST', hooks(member.community.id), {
       token: member.token,
-      body: { url: receiver.url + path, events: ['tweet.created'] },
+      body: { url: stack.receiver.url + path, events: ['tweet.created'] },
     });
     expect(created.status).toBe(201);
     return { ...member, communityId: member.community.id, endpointId: created.body.data.id as string, path };
   }
   type Setup = Awaited<ReturnType<typeof setUp>>;
 
-  function raise(communityId: string) {
-    return api.prisma.$transaction((tx) =>
-      api.app
-        .get(OutboxService)
-        .record(tx, communityId, 'tweet.created', syntheticData({ tweet: { id: unique('t') } })),
-    );
-  }
+  const raise = (communityId: string) => raiseEvent(stack.api, communityId);
 
   /** The counters' sums and count(*) per status, read in ONE statement (one snapshot): equal at any moment. */
   async function countersAndCounts(endpointId: string) {
-    const rows = await api.prisma.$queryRaw<{ status: DeliveryStatus; counted: number; actual: number }[]>`
+    const rows = await stack.api.prisma.$queryRaw<
+      { status: DeliveryStatus; counted: number; actual: number }[]
+    >`
       SELECT s.status,
              (SELECT coalesce(sum(value), 0)::int FROM webhook_delivery_counters c
                WHERE c.endpoint_id = ${endpointId}::uuid AND c.status = s.status) AS counted,
@@ -86,7 +68,7 @@ describe('delivery log totals', () => {
     if (expected) expect(actual).toEqual({ PENDING: 0, SUCCESS: 0, FAILED: 0, ...expected });
     for (const status of [undefined, ...STATUSES]) {
       const res = await call(
-        api.app,
+        stack.api.app,
         'GET',
         `${hooks(s.communityId)}/${s.endpointId}/deliveries?limit=1${status ? `&status=${status}` : ''}`,
         { token: s.token },
@@ -103,7 +85,7 @@ describe('delivery log totals', () => {
 
   function settled(endpointId: string, count: number) {
     return waitFor(`${count} finished attempts`, async () => {
-      const rows = await api.prisma.webhookDelivery.findMany({ where: { endpointId } });
+      const rows = await stack.api.prisma.webhookDelivery.findMany({ where: { endpointId } });
       return rows.length === count && rows.every((r) => r.status !== 'PENDING') && rows;
     });
   }
@@ -113,7 +95,7 @@ describe('delivery log totals', () => {
     // the first two events fail once (attempt 1 FAILED with a retry, attempt 2 SUCCESS), the others
     // succeed at once: never 3 failures in a row, which would auto-disable the endpoint (test settings)
     const failedOnce = new Set<string>();
-    receiver.respond(s.path, (request) => {
+    stack.receiver.respond(s.path, (request) => {
       const id = request.headers['webhook-id'];
       if (failedOnce.size < 2 && !failedOnce.has(id)) {
         failedOnce.add(id);
@@ -136,7 +118,7 @@ describe('delivery log totals', () => {
 
   it('stays exact through the test route, a resend, failures up to auto-disable, and recover', async () => {
     const s = await setUp();
-    const tested = await call(api.app, 'POST', `${hooks(s.communityId)}/${s.endpointId}/test`, {
+    const tested = await call(stack.api.app, 'POST', `${hooks(s.communityId)}/${s.endpointId}/test`, {
       token: s.token,
     });
     expect(tested.status).toBe(200);
@@ -144,11 +126,11 @@ describe('delivery log totals', () => {
 
     const delivered = await raise(s.communityId);
     const [first] = await waitFor('the event delivered', async () => {
-      const rows = await api.prisma.webhookDelivery.findMany({ where: { messageId: delivered.id } });
+      const rows = await stack.api.prisma.webhookDelivery.findMany({ where: { messageId: delivered.id } });
       return rows.length === 1 && rows[0].status === 'SUCCESS' && rows;
     });
     const resent = await call(
-      api.app,
+      stack.api.app,
       'POST',
       `${hooks(s.communityId)}/${s.endpointId}/deliveries/${first.id}/resend`,
       {
@@ -161,28 +143,28 @@ describe('delivery log totals', () => {
 
     // failures until auto-disabled (3 in a row in the test settings)
     let failing = true;
-    receiver.respond(s.path, () => ({ status: failing ? 500 : 200 }));
+    stack.receiver.respond(s.path, () => ({ status: failing ? 500 : 200 }));
     const failed = await raise(s.communityId);
     await waitFor('the endpoint auto-disabled', async () => {
-      const endpoint = await api.prisma.webhookEndpoint.findUnique({ where: { id: s.endpointId } });
+      const endpoint = await stack.api.prisma.webhookEndpoint.findUnique({ where: { id: s.endpointId } });
       return endpoint?.disabledAt;
     });
     await settled(s.endpointId, 6);
     await expectExactTotals(s, { SUCCESS: 3, FAILED: 3 });
 
-    const resumed = await call(api.app, 'PATCH', `${hooks(s.communityId)}/${s.endpointId}`, {
+    const resumed = await call(stack.api.app, 'PATCH', `${hooks(s.communityId)}/${s.endpointId}`, {
       token: s.token,
       body: { isActive: true },
     });
     expect(resumed.status).toBe(200);
     failing = false;
-    const recovered = await call(api.app, 'POST', `${hooks(s.communityId)}/${s.endpointId}/recover`, {
+    const recovered = await call(stack.api.app, 'POST', `${hooks(s.communityId)}/${s.endpointId}/recover`, {
       token: s.token,
       body: { since: new Date(Date.now() - HOUR_MS).toISOString() },
     });
     expect(recovered.status).toBe(202);
     await waitFor('the recovered attempt delivered', async () => {
-      const rows = await api.prisma.webhookDelivery.findMany({
+      const rows = await stack.api.prisma.webhookDelivery.findMany({
         where: { messageId: failed.id, status: 'SUCCESS' },
       });
       return rows.length === 1;
@@ -194,7 +176,7 @@ describe('delivery log totals', () => {
   it("stays exact through the sweep's closing and retries, a missing row claimed, and cancellations", async () => {
     const s = await setUp();
     const attemptOne = (messageId: string, extra: { startedAt?: Date; nextAttemptAt?: Date } = {}) =>
-      api.prisma.webhookDelivery.create({
+      stack.api.prisma.webhookDelivery.create({
         data: {
           communityId: s.communityId,
           endpointId: s.endpointId,
@@ -209,13 +191,15 @@ describe('delivery log totals', () => {
     // closes it FAILED and writes its retry (one transaction), then fails the retry (no body to send)
     const abandoned = await attemptOne(newMessageId(), { startedAt: new Date(Date.now() - 2 * HOUR_MS) });
     await waitFor('the abandoned claim and its retry closed', async () => {
-      const rows = await api.prisma.webhookDelivery.findMany({ where: { messageId: abandoned.messageId } });
+      const rows = await stack.api.prisma.webhookDelivery.findMany({
+        where: { messageId: abandoned.messageId },
+      });
       return rows.length === 2 && rows.every((r) => r.status === 'FAILED');
     });
     await expectExactTotals(s, { FAILED: 2 });
 
     // a job for an attempt without a row: claimed by inserting it, then sent and finished
-    const processor = worker.context.get(DeliveryProcessor);
+    const processor = stack.worker.context.get(DeliveryProcessor);
     const messageId = newMessageId();
     const payload = {
       id: messageId,
@@ -224,7 +208,7 @@ describe('delivery log totals', () => {
       communityId: s.communityId,
       data: { tweet: { id: randomUUID() } },
     };
-    const outbox = await api.prisma.outboxEvent.create({
+    const outbox = await stack.api.prisma.outboxEvent.create({
       data: {
         communityId: s.communityId,
         messageId,
@@ -249,15 +233,15 @@ describe('delivery log totals', () => {
     const toCancel = await attemptOne(newMessageId());
     await attemptOne(newMessageId());
     await expectExactTotals(s, { PENDING: 2, SUCCESS: 1, FAILED: 2 });
-    const paused = await call(api.app, 'PATCH', `${hooks(s.communityId)}/${s.endpointId}`, {
+    const paused = await call(stack.api.app, 'PATCH', `${hooks(s.communityId)}/${s.endpointId}`, {
       token: s.token,
       body: { isActive: false },
     });
     expect(paused.status).toBe(200);
     await processor.deliver({ ...job, messageId: toCancel.messageId });
-    expect((await api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: toCancel.id } })).status).toBe(
-      'FAILED',
-    );
+    expect(
+      (await stack.api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: toCancel.id } })).status,
+    ).toBe('FAILED');
     await expectExactTotals(s, { PENDING: 1, SUCCESS: 1, FAILED: 3 });
     await store.cancelWaiting(s.communityId, s.endpointId, 'cancelled: endpoint disabled');
     await expectExactTotals(s, { SUCCESS: 1, FAILED: 4 });
@@ -269,9 +253,9 @@ describe('delivery log totals', () => {
     const aSecond = {
       ...a,
       endpointId: (
-        await call(api.app, 'POST', hooks(a.communityId), {
+        await call(stack.api.app, 'POST', hooks(a.communityId), {
           token: a.token,
-          body: { url: `${receiver.url}/${unique('second')}`, events: ['tweet.created'] },
+          body: { url: `${stack.receiver.url}/${unique('second')}`, events: ['tweet.created'] },
         })
       ).body.data.id as string,
     };
@@ -284,16 +268,18 @@ describe('delivery log totals', () => {
     await expectExactTotals(b, { SUCCESS: 1 });
 
     // another community's endpoint is not found, whatever its counters say
-    const foreign = await call(api.app, 'GET', `${hooks(a.communityId)}/${b.endpointId}/deliveries`, {
+    const foreign = await call(stack.api.app, 'GET', `${hooks(a.communityId)}/${b.endpointId}/deliveries`, {
       token: a.token,
     });
     expect(foreign.status).toBe(404);
 
-    const deleted = await call(api.app, 'DELETE', `${hooks(a.communityId)}/${a.endpointId}`, {
+    const deleted = await call(stack.api.app, 'DELETE', `${hooks(a.communityId)}/${a.endpointId}`, {
       token: a.token,
     });
     expect(deleted.status).toBe(200);
-    expect(await api.prisma.webhookDeliveryCounter.count({ where: { endpointId: a.endpointId } })).toBe(0);
+    expect(await stack.api.prisma.webhookDeliveryCounter.count({ where: { endpointId: a.endpointId } })).toBe(
+      0,
+    );
     await expectExactTotals(aSecond, { SUCCESS: 2 });
     await expectExactTotals(b, { SUCCESS: 1 });
   });

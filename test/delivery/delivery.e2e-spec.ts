@@ -7,37 +7,24 @@ import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/deliver
 import { WebhookEndpointsStore } from '../../src/modules/webhooks/core/webhook-endpoints.store';
 import { EndpointHealth } from '../../src/modules/webhooks/worker/endpoint-health.service';
 import { WorkerRuntime } from '../../src/modules/webhooks/worker/worker-runtime.service';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { createCommunity, memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { verifyWebhook } from '../utils/webhook-receiver';
+import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, waitFor } from '../utils/worker';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 describe('webhook delivery worker', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   async function raise(communityId: string, type: SubscribableEvent, data: Record<string, unknown> = {}) {
-    return api.prisma.$transaction((tx) =>
-      api.app.get(OutboxService).record(tx, communityId, type, syntheticData(data)),
+    return stack.api.prisma.$transaction((tx) =>
+      stack.api.app.get(OutboxService).record(tx, communityId, type, syntheticData(data)),
     );
   }
 
   function attemptsOf(endpointId: string, messageId?: string) {
-    return api.prisma.webhookDelivery.findMany({
+    return stack.api.prisma.webhookDelivery.findMany({
       where: { endpointId, ...(messageId ? { messageId } : {}) },
       orderBy: [{ messageId: 'asc' }, { attempt: 'asc' }],
     });
@@ -49,8 +36,8 @@ describe('webhook delivery worker', () => {
     options: { isActive?: boolean; disabledAt?: Date } = {},
   ) {
     const path = `/${unique('hook')}`;
-    const endpoint = await createEndpoint(api, communityId, {
-      url: receiver.url + path,
+    const endpoint = await createEndpoint(stack.api, communityId, {
+      url: stack.receiver.url + path,
       events,
       ...options,
     });
@@ -58,17 +45,17 @@ describe('webhook delivery worker', () => {
   }
 
   async function relayed(messageId: string) {
-    const row = await api.prisma.outboxEvent.findUnique({ where: { messageId } });
+    const row = await stack.api.prisma.outboxEvent.findUnique({ where: { messageId } });
     return row?.relayedAt ? row : undefined;
   }
 
   it('keeps the processors out of the API process', () => {
-    expect(() => api.app.get(WorkerRuntime, { strict: false })).toThrow();
-    expect(() => api.app.get(DeliveryProcessor, { strict: false })).toThrow();
+    expect(() => stack.api.app.get(WorkerRuntime, { strict: false })).toThrow();
+    expect(() => stack.api.app.get(DeliveryProcessor, { strict: false })).toThrow();
   });
 
   it('delivers a committed event, signed with Standard Webhooks, only to active subscribed endpoints', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const subscribed = await endpointOn(community.id, ['tweet.created', 'tweet.deleted']);
     const unsubscribed = await endpointOn(community.id, ['tweet.deleted']);
     const paused = await endpointOn(community.id, ['tweet.created'], { isActive: false });
@@ -81,7 +68,7 @@ describe('webhook delivery worker', () => {
 
     const [request] = await waitFor(
       'the delivery',
-      () => receiver.at(subscribed.path).length > 0 && receiver.at(subscribed.path),
+      () => stack.receiver.at(subscribed.path).length > 0 && stack.receiver.at(subscribed.path),
     );
     expect(request.headers['webhook-id']).toBe(event.id);
     expect(request.headers['content-type']).toBe('application/json');
@@ -106,19 +93,19 @@ describe('webhook delivery worker', () => {
 
     await waitFor('the outbox row to be relayed', () => relayed(event.id));
     for (const other of [unsubscribed, paused, disabled]) {
-      expect(receiver.at(other.path)).toHaveLength(0);
+      expect(stack.receiver.at(other.path)).toHaveLength(0);
       expect(await attemptsOf(other.id)).toHaveLength(0);
     }
   });
 
   it('retries a failed delivery as new attempts of the same messageId, with the pending retry in the log', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const endpoint = await endpointOn(community.id, ['member.joined']);
     const pendingSeen: { attempt: number; nextAttemptAt: Date | null }[] = [];
     let calls = 0;
-    receiver.respond(endpoint.path, async (request) => {
+    stack.receiver.respond(endpoint.path, async (request) => {
       calls += 1;
-      const row = await api.prisma.webhookDelivery.findFirst({
+      const row = await stack.api.prisma.webhookDelivery.findFirst({
         where: { endpointId: endpoint.id, messageId: String(request.headers['webhook-id']), attempt: calls },
       });
       if (row && row.status === 'PENDING')
@@ -143,14 +130,14 @@ describe('webhook delivery worker', () => {
     // (due at once), each failure wrote the next one ahead
     expect(pendingSeen.map((p) => p.attempt)).toEqual([1, 2, 3]);
     expect(pendingSeen.map((p) => p.nextAttemptAt instanceof Date)).toEqual([true, true, true]);
-    const requests = receiver.at(endpoint.path);
+    const requests = stack.receiver.at(endpoint.path);
     expect(requests.map((r) => r.headers['webhook-id'])).toEqual([event.id, event.id, event.id]);
     for (const request of requests)
       expect(verifyWebhook(request, endpoint.secret)).toMatchObject({ id: event.id });
 
     // the worker records the success on the endpoint just after the attempt's row: wait for it
     const health = await waitFor('the success to reset the failure counter', async () => {
-      const row = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const row = await stack.api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
       return row.consecutiveFailures === 0 && row;
     });
     expect(health).toMatchObject({
@@ -163,11 +150,11 @@ describe('webhook delivery worker', () => {
   });
 
   it('auto-disables an endpoint after the configured failures, cancels its pending retries; PATCH re-enables it', async () => {
-    const { community, token } = await memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'PRO', role: 'OWNER' });
     const endpoint = await endpointOn(community.id, ['tweet.updated']);
-    receiver.respond(endpoint.path, () => ({ status: 500 }));
+    stack.receiver.respond(endpoint.path, () => ({ status: 500 }));
     // a retry of an earlier event, due later: it must be cancelled when the endpoint is disabled
-    const waiting = await api.prisma.webhookDelivery.create({
+    const waiting = await stack.api.prisma.webhookDelivery.create({
       data: {
         communityId: community.id,
         endpointId: endpoint.id,
@@ -181,7 +168,7 @@ describe('webhook delivery worker', () => {
     const event = await raise(community.id, 'tweet.updated', { tweet: { id: 't2' } });
 
     const disabled = await waitFor('the endpoint to be auto-disabled', async () => {
-      const row = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const row = await stack.api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
       return row.disabledAt && row;
     });
     expect(disabled).toMatchObject({ isActive: false, consecutiveFailures: 3 });
@@ -190,7 +177,7 @@ describe('webhook delivery worker', () => {
       return all.length === 3 && all.every((r) => r.status === 'FAILED') && all;
     });
     expect(rows.map((r) => r.attempt)).toEqual([1, 2, 3]);
-    const cancelled = await api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: waiting.id } });
+    const cancelled = await stack.api.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: waiting.id } });
     expect(cancelled.status).toBe('FAILED');
     expect(cancelled.error).toMatch(/auto-disabled after 3 consecutive failures/);
 
@@ -199,14 +186,19 @@ describe('webhook delivery worker', () => {
     await waitFor('the missed event to be relayed', () => relayed(missed.id));
     expect(await attemptsOf(endpoint.id, missed.id)).toHaveLength(0);
 
-    const res = await call(api.app, 'PATCH', `/api/communities/${community.id}/webhooks/${endpoint.id}`, {
-      token,
-      body: { isActive: true },
-    });
+    const res = await call(
+      stack.api.app,
+      'PATCH',
+      `/api/communities/${community.id}/webhooks/${endpoint.id}`,
+      {
+        token,
+        body: { isActive: true },
+      },
+    );
     expect(res.status).toBe(200);
-    const enabled = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+    const enabled = await stack.api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
     expect(enabled).toMatchObject({ isActive: true, disabledAt: null, consecutiveFailures: 0 });
-    receiver.respond(endpoint.path, () => ({ status: 200 }));
+    stack.receiver.respond(endpoint.path, () => ({ status: 200 }));
     const next = await raise(community.id, 'tweet.updated', { tweet: { id: 't4' } });
     const [delivered] = await waitFor('the delivery after re-enable', async () => {
       const rows = await attemptsOf(endpoint.id, next.id);
@@ -218,27 +210,30 @@ describe('webhook delivery worker', () => {
   });
 
   it('disables an endpoint at once when the target answers 410 Gone, without retrying', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const endpoint = await endpointOn(community.id, ['like.created']);
-    receiver.respond(endpoint.path, () => ({ status: 410 }));
+    stack.receiver.respond(endpoint.path, () => ({ status: 410 }));
 
     const event = await raise(community.id, 'like.created', { like: { id: 'l1' } });
 
     const row = await waitFor('the endpoint to be disabled', async () => {
-      const found = await api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
+      const found = await stack.api.prisma.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } });
       return found.disabledAt && found;
     });
     expect(row.isActive).toBe(false);
     const attempts = await attemptsOf(endpoint.id, event.id);
     expect(attempts.map((a) => [a.attempt, a.status, a.responseStatus])).toEqual([[1, 'FAILED', 410]]);
-    expect(receiver.at(endpoint.path)).toHaveLength(1);
+    expect(stack.receiver.at(endpoint.path)).toHaveLength(1);
   });
 
   it('records a pending retry of an endpoint paused meanwhile as FAILED and sends nothing more', async () => {
-    const community = await createCommunity(api.app);
+    const community = await createCommunity(stack.api.app);
     const endpoint = await endpointOn(community.id, ['comment.created']);
-    receiver.respond(endpoint.path, async () => {
-      await api.prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { isActive: false } });
+    stack.receiver.respond(endpoint.path, async () => {
+      await stack.api.prisma.webhookEndpoint.update({
+        where: { id: endpoint.id },
+        data: { isActive: false },
+      });
       return { status: 500 };
     });
 
@@ -249,23 +244,23 @@ describe('webhook delivery worker', () => {
       return all.length === 2 && all[1].status === 'FAILED' && all[1];
     });
     expect(retry).toMatchObject({ attempt: 2, error: 'endpoint paused' });
-    expect(receiver.at(endpoint.path)).toHaveLength(1);
+    expect(stack.receiver.at(endpoint.path)).toHaveLength(1);
   });
 
   it('two workers relay and deliver each event exactly once', async () => {
     const second = await startTestWorker();
     try {
-      const community = await createCommunity(api.app);
+      const community = await createCommunity(stack.api.app);
       const endpoint = await endpointOn(community.id, ['tweet.created']);
       const count = 300;
       const events = [];
       for (let i = 0; i < count; i += 50) {
         events.push(
-          ...(await api.prisma.$transaction(async (tx) => {
+          ...(await stack.api.prisma.$transaction(async (tx) => {
             const batch = [];
             for (let j = i; j < i + 50; j++) {
               batch.push(
-                await api.app
+                await stack.api.app
                   .get(OutboxService)
                   .record(tx, community.id, 'tweet.created', syntheticData({ n: j })),
               );
@@ -277,15 +272,17 @@ describe('webhook delivery worker', () => {
       await waitFor(
         'every delivery to be recorded as SUCCESS',
         async () =>
-          (await api.prisma.webhookDelivery.count({
+          (await stack.api.prisma.webhookDelivery.count({
             where: { endpointId: endpoint.id, status: 'SUCCESS' },
           })) === count,
         20_000,
       );
-      const ids = receiver.at(endpoint.path).map((r) => r.headers['webhook-id']);
+      const ids = stack.receiver.at(endpoint.path).map((r) => r.headers['webhook-id']);
       expect(ids).toHaveLength(count);
       expect(new Set(ids)).toEqual(new Set(events.map((e) => e.id)));
-      expect(await api.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(count);
+      expect(await stack.api.prisma.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(
+        count,
+      );
     } finally {
       await second.stop();
     }
@@ -293,9 +290,7 @@ describe('webhook delivery worker', () => {
 });
 
 describe('failure counter (docs/product-decisions.md#5-webhooks)', () => {
-  let api: TestApp;
-  beforeAll(async () => (api = await createTestApp(DELIVERY_TEST_ENV)));
-  afterAll(() => api?.close());
+  const api = useTestApp(DELIVERY_TEST_ENV);
 
   /** EndpointHealth on the test app's database, with the given endpoints store and configuration. */
   const healthWith = (store = new WebhookEndpointsStore(api.prisma), config = api.config) =>

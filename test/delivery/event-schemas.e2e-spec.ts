@@ -1,12 +1,12 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { EVENT_TYPES, SUBSCRIBABLE_EVENTS } from '../../src/modules/events/event-catalog';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker } from '../utils/worker';
+import { verifyWebhook } from '../utils/webhook-receiver';
+import { createEndpoint } from '../utils/worker';
 import { Delivered, ownerContext, raiseEvents, waitForDeliveries } from './event-triggers';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 interface PublishedType {
   name: string;
@@ -20,25 +20,11 @@ interface PublishedType {
  * against the published schema (which forbids unknown fields and requires every field).
  */
 describe('every delivered event body validates against its published schema', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   it('raises each event and variant through its route; every body matches its schema', async () => {
-    const { community, token } = await memberWithToken(api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
-    const catalog = await call(api.app, 'GET', '/api/webhooks/event-types', { token });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
+    const catalog = await call(stack.api.app, 'GET', '/api/webhooks/event-types', { token });
     expect(catalog.status).toBe(200);
     const published = [
       ...(catalog.body.data.items as PublishedType[]),
@@ -50,16 +36,16 @@ describe('every delivered event body validates against its published schema', ()
     expect([...validators.keys()]).toEqual(EVENT_TYPES);
 
     const path = `/${unique('schemas')}`;
-    const endpoint = await createEndpoint(api, community.id, {
-      url: receiver.url + path,
+    const endpoint = await createEndpoint(stack.api, community.id, {
+      url: stack.receiver.url + path,
       events: [...SUBSCRIBABLE_EVENTS],
     });
-    const ctx = ownerContext(api.app, token, community.id, endpoint.id);
+    const ctx = ownerContext(stack.api.app, token, community.id, endpoint.id);
 
     // every variant of every event, the test route's webhook.test included
     const raised = await raiseEvents(ctx, EVENT_TYPES, (all) => all);
 
-    const received = () => receiver.at(path).map((r) => verifyWebhook(r, endpoint.secret) as Delivered);
+    const received = () => stack.receiver.at(path).map((r) => verifyWebhook(r, endpoint.secret) as Delivered);
     const bodies = await waitForDeliveries(raised, received);
     expect(new Set(bodies.map((b) => b.type))).toEqual(new Set(EVENT_TYPES));
     const invalid = bodies.flatMap((body) => {
@@ -75,7 +61,7 @@ describe('every delivered event body validates against its published schema', ()
   });
 
   it('the OpenAPI document lists every event body under components and x-webhooks', async () => {
-    const doc = (await call(api.app, 'GET', '/api/docs-json')).body as {
+    const doc = (await call(stack.api.app, 'GET', '/api/docs-json')).body as {
       components: { schemas: Record<string, { properties: { type: object }; example: object }> };
       'x-webhooks': Record<string, { post: { requestBody: object } }>;
     };

@@ -1,7 +1,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { EVENT_TYPES, type EventType } from '../../src/modules/events/event-catalog';
+import {
+  EVENT_TYPES,
+  SUBSCRIBABLE_EVENTS,
+  type EventType,
+  type SubscribableEvent,
+} from '../../src/modules/events/event-catalog';
 import { unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { waitFor } from '../utils/worker';
@@ -32,9 +37,16 @@ export interface EventTrigger {
 export type EventTriggers = { [K in EventType]?: readonly [EventTrigger, ...EventTrigger[]] };
 
 /**
+ * Where each event's subject is in a delivered body, read by hand (docs/product-decisions.md#event-subjects),
+ * not through the definitions' paths: a definition that pointed its subject elsewhere fails events.e2e-spec.ts.
+ */
+export type ExpectedSubjects = { [K in SubscribableEvent]?: (body: Delivered) => string };
+
+/**
  * How the events of the modules without a triggers file of their own are raised through the API. A
  * module's events are best raised beside its tests: `test/<feature>/<feature>.event-triggers.ts`
- * exporting `EVENT_TRIGGERS: EventTriggers` is found and merged in (triggersOfEveryEvent).
+ * exporting `EVENT_TRIGGERS: EventTriggers` (and `EXPECTED_SUBJECTS: ExpectedSubjects` for its
+ * subscribable events) is found and merged in (triggersOfEveryEvent, subjectsOfEveryEvent).
  */
 const CENTRAL_TRIGGERS: EventTriggers = {
   'community.updated': [
@@ -240,16 +252,25 @@ const TRIGGERS_FILE = /\.event-triggers\.ts$/;
  * An event without a trigger, or with two, fails them at once, naming it, instead of waiting for a
  * delivery that never comes.
  */
-function triggersOfEveryEvent(): { [K in EventType]: readonly [EventTrigger, ...EventTrigger[]] } {
+function triggersFiles(): {
+  file: string;
+  exports: { EVENT_TRIGGERS: EventTriggers; EXPECTED_SUBJECTS?: ExpectedSubjects };
+}[] {
   const testRoot = join(__dirname, '..');
-  const found = readdirSync(testRoot, { recursive: true, encoding: 'utf8' })
+  return readdirSync(testRoot, { recursive: true, encoding: 'utf8' })
     .filter((file) => TRIGGERS_FILE.test(file))
-    .sort();
+    .sort()
+    .map((file) => ({
+      file,
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- found at run time, by name
+      exports: require(join(testRoot, file)),
+    }));
+}
+
+function triggersOfEveryEvent(): { [K in EventType]: readonly [EventTrigger, ...EventTrigger[]] } {
   const merged: EventTriggers = { ...CENTRAL_TRIGGERS };
-  for (const file of found) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- found at run time, by name
-    const triggers = (require(join(testRoot, file)) as { EVENT_TRIGGERS: EventTriggers }).EVENT_TRIGGERS;
-    for (const [type, list] of Object.entries(triggers)) {
+  for (const { file, exports } of triggersFiles()) {
+    for (const [type, list] of Object.entries(exports.EVENT_TRIGGERS)) {
       if (type in merged) throw new Error(`${file}: ${type} has triggers elsewhere already`);
       merged[type as EventType] = list as readonly [EventTrigger, ...EventTrigger[]];
     }
@@ -264,6 +285,29 @@ function triggersOfEveryEvent(): { [K in EventType]: readonly [EventTrigger, ...
 }
 
 export const EVENT_TRIGGERS = triggersOfEveryEvent();
+
+/**
+ * Every subscribable event's expected subject: `central` (events.e2e-spec.ts) and the `EXPECTED_SUBJECTS`
+ * of every `*.event-triggers.ts` file. An event without one, or with two, fails at once, naming it.
+ */
+export function subjectsOfEveryEvent(
+  central: ExpectedSubjects,
+): Record<SubscribableEvent, (body: Delivered) => string> {
+  const merged: ExpectedSubjects = { ...central };
+  for (const { file, exports } of triggersFiles()) {
+    for (const [type, subject] of Object.entries(exports.EXPECTED_SUBJECTS ?? {})) {
+      if (type in merged) throw new Error(`${file}: ${type} has an expected subject elsewhere already`);
+      merged[type as SubscribableEvent] = subject;
+    }
+  }
+  const missing = SUBSCRIBABLE_EVENTS.filter((type) => !merged[type]);
+  if (missing.length > 0) {
+    throw new Error(
+      `No expected subject for ${missing.join(', ')}: add one to EXPECTED_SUBJECTS in test/<feature>/<feature>.event-triggers.ts`,
+    );
+  }
+  return merged as Record<SubscribableEvent, (body: Delivered) => string>;
+}
 
 /** Whether `actual` holds every value of `expected` (objects by their keys, arrays item by item). */
 export function holds(actual: unknown, expected: unknown): boolean {

@@ -1,16 +1,23 @@
 import { SUBSCRIBABLE_EVENTS, type SubscribableEvent } from '../../src/modules/events/event-catalog';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
-import { Receiver, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, startTestWorker, TestWorker } from '../utils/worker';
-import { Delivered, ownerContext, raiseEvents, waitForDeliveries } from './event-triggers';
+import { verifyWebhook } from '../utils/webhook-receiver';
+import { createEndpoint } from '../utils/worker';
+import {
+  type Delivered,
+  ownerContext,
+  raiseEvents,
+  subjectsOfEveryEvent,
+  waitForDeliveries,
+} from './event-triggers';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 /**
  * The resource each event is about, read from a delivered body by hand (docs/product-decisions.md#event-subjects),
- * not through the definitions' paths: a definition that pointed its subject elsewhere fails here.
+ * not through the definitions' paths: a definition that pointed its subject elsewhere fails here. A module
+ * with a triggers file of its own writes its events' subjects there (EXPECTED_SUBJECTS).
  */
 const idOf = (value: unknown) => (value as { id: string }).id;
-const EXPECTED_SUBJECT: Record<SubscribableEvent, (body: Delivered) => string> = {
+const EXPECTED_SUBJECT = subjectsOfEveryEvent({
   'community.updated': (b) => b.communityId,
   'tweet.created': (b) => idOf(b.data.tweet),
   'tweet.updated': (b) => idOf(b.data.tweet),
@@ -25,38 +32,25 @@ const EXPECTED_SUBJECT: Record<SubscribableEvent, (body: Delivered) => string> =
   'webhook.endpoint.disabled': (b) => b.data.endpointId as string,
   'webhook.endpoint.recovered': (b) => b.data.endpointId as string,
   'webhook.message.exhausted': (b) => b.data.endpointId as string,
-};
+  'webhook.endpoint.certificate_expiring': (b) => b.data.endpointId as string,
+});
 
 describe('every subscribable event, raised through its route, reaches a subscribed endpoint', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   it('delivers each catalog event, verifiable and carrying what its route did', async () => {
-    const { community, token } = await memberWithToken(api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
     const path = `/${unique('all-events')}`;
-    const endpoint = await createEndpoint(api, community.id, {
-      url: receiver.url + path,
+    const endpoint = await createEndpoint(stack.api, community.id, {
+      url: stack.receiver.url + path,
       events: [...SUBSCRIBABLE_EVENTS],
     });
-    const ctx = ownerContext(api.app, token, community.id, endpoint.id);
+    const ctx = ownerContext(stack.api.app, token, community.id, endpoint.id);
 
     // the plain case of each event
     const raised = await raiseEvents(ctx, SUBSCRIBABLE_EVENTS, ([plain]) => [plain]);
 
-    const received = () => receiver.at(path).map((r) => verifyWebhook(r, endpoint.secret) as Delivered);
+    const received = () => stack.receiver.at(path).map((r) => verifyWebhook(r, endpoint.secret) as Delivered);
     const bodies = await waitForDeliveries(raised, received);
     expect(new Set(bodies.map((b) => b.type))).toEqual(new Set(SUBSCRIBABLE_EVENTS));
     for (const body of bodies) {
@@ -71,7 +65,7 @@ describe('every subscribable event, raised through its route, reaches a subscrib
       });
     }
     // and stored with the event, beside its body
-    const stored = await api.prisma.outboxEvent.findMany({
+    const stored = await stack.api.prisma.outboxEvent.findMany({
       where: { messageId: { in: bodies.map((b) => b.id) } },
       select: { messageId: true, subject: true },
     });

@@ -1,14 +1,9 @@
-import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
-import { AttemptStatsStore } from '../../src/modules/webhooks/core/attempt-stats.store';
-import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { createCommunity } from '../utils/factories';
-import { createEndpoint, DELIVERY_TEST_ENV } from '../utils/worker';
+import { createEndpoint, DELIVERY_TEST_ENV, outboxRetentionOf } from '../utils/worker';
 
 describe('outbox retention', () => {
-  let api: TestApp;
-  beforeAll(async () => (api = await createTestApp(DELIVERY_TEST_ENV)));
-  afterAll(() => api?.close());
+  const api = useTestApp(DELIVERY_TEST_ENV);
 
   it('deletes relayed rows past the retention and keeps recent or unrelayed ones', async () => {
     const community = await createCommunity(api.app);
@@ -31,11 +26,7 @@ describe('outbox retention', () => {
     });
     // (a concurrently running worker may relay 'stuck' meanwhile: relayed just now, it is kept too)
 
-    await new OutboxRetention(
-      new WorkerOutboxStore(api.prisma),
-      api.config,
-      new AttemptStatsStore(api.prisma),
-    ).prune(7 * day);
+    await outboxRetentionOf(api).prune(7 * day);
 
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });
     expect(left.map((r) => r.messageId.split('_')[2]).sort()).toEqual(['recent', 'stuck']);
@@ -74,11 +65,7 @@ describe('outbox retention', () => {
       })),
     });
 
-    await new OutboxRetention(
-      new WorkerOutboxStore(api.prisma),
-      api.config,
-      new AttemptStatsStore(api.prisma),
-    ).prune(7 * day, 30 * day);
+    await outboxRetentionOf(api).prune(7 * day, 30 * day);
 
     // the young one's body stays for recover; the others' go
     const left = await api.prisma.outboxEvent.findMany({ where: { communityId: community.id } });

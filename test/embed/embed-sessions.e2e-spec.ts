@@ -1,14 +1,10 @@
 import { JwtService } from '@nestjs/jwt';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { CREDENTIAL_KINDS, credentialsOf, memberWithCredentials, memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
 describe('POST /api/embed/sessions (docs/product-decisions.md#7-resources)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ PUBLIC_BASE_URL: 'https://community.example.com' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ PUBLIC_BASE_URL: 'https://community.example.com' });
 
   const URL = '/api/embed/sessions';
   const events = (communityId: string) =>

@@ -7,7 +7,7 @@ import {
   BODY_LIMIT_BYTES,
 } from '../../src/bootstrap/http-app';
 import { MAX_JSON_DEPTH } from '../../src/common/http/input-safety';
-import { createTestApp, TestApp } from '../utils/app';
+import { createTestApp, TestApp, useTestApp } from '../utils/app';
 import { createUser, memberWithToken } from '../utils/factories';
 import { call, CallResult } from '../utils/http';
 import { routeArgumentClasses } from '../utils/input-classes';
@@ -23,7 +23,7 @@ import {
 
 /**
  * Hostile input on EVERY write route (docs/product-decisions.md#1-responses-and-errors: bad input is a 4xx
- * with the contract's body, never a 500). The routes come from the OpenAPI document the app serves, and the
+ * with the error body, never a 500). The routes come from the OpenAPI document the app serves, and the
  * fields of each body from the validation metadata of the DTO the document names, so a new route or field is
  * covered without editing this file.
  */
@@ -375,11 +375,7 @@ describe('hostile input on every write route (generated from the OpenAPI documen
 });
 
 describe('a well-signed token with malformed claims', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('answers 401, never 500, on authenticated and tenant routes', async () => {
     const user = await createUser(t.app);
@@ -421,11 +417,7 @@ describe('a well-signed token with malformed claims', () => {
 });
 
 describe('webhook URL guard: the RFC 6145 IPv4-translated form', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   it('is a 400 on create and on PATCH, not a 500', async () => {
     const owner = await memberWithToken(t.app, { plan: 'ENTERPRISE' });

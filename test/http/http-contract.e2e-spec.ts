@@ -63,7 +63,7 @@ describe('HTTP contract of the foundation (docs/api.md#http-contract)', () => {
     );
   });
 
-  describe('bad input is a 4xx with the contract body, never a 500', () => {
+  describe('bad input is a 4xx with the error body, never a 500', () => {
     /** Every foundation route that takes a body, with a valid body and the credentials it needs. */
     const routes = () =>
       [
@@ -203,7 +203,7 @@ describe('HTTP contract of the foundation (docs/api.md#http-contract)', () => {
         expectContractError(res, 413);
         expect(res.body).toEqual({
           success: false,
-          // the anonymous auth routes have a smaller limit (README "HTTP contract")
+          // the anonymous auth routes have a smaller limit (docs/api.md#http-contract)
           error: `Request body is larger than ${r.token ? '1 MiB' : '16 KiB'}`,
           code: 'PAYLOAD_TOO_LARGE',
         });

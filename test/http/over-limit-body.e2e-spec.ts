@@ -4,7 +4,7 @@ import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken } from '../utils/factories';
 
 /**
- * A body over the limit is answered 413 with the contract's error, and the connection closes only
+ * A body over the limit is answered 413 with the error body, and the connection closes only
  * once the caller could read that answer, even a caller that writes its whole body before it reads
  * (docs/api.md#http-contract). These tests talk to a listening server over raw sockets: Fastify's
  * inject has no socket to reset.

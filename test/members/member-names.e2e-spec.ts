@@ -1,5 +1,5 @@
 import { runCli } from '../../src/cli/main';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import {
   createUser,
   CREDENTIAL_KINDS,
@@ -16,11 +16,7 @@ import { call } from '../utils/http';
  * never changes a user account, and adding an existing account reveals nothing the caller did not send.
  */
 describe('members: display names per membership (docs/product-decisions.md#7-resources)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const email = (prefix = 'm') => `${unique(prefix)}@example.test`;
   const userRow = (id: string) => t.prisma.user.findUniqueOrThrow({ where: { id } });

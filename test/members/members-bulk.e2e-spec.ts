@@ -1,5 +1,5 @@
 import type { Role } from '../../src/generated/prisma/enums';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import {
   addMember,
   createUser,
@@ -12,11 +12,7 @@ import {
 import { call } from '../utils/http';
 
 describe('POST /api/sdk/members/bulk (docs/product-decisions.md#7-resources)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const eventCount = (communityId: string, eventType?: string) =>
     t.prisma.outboxEvent.count({ where: { communityId, ...(eventType ? { eventType } : {}) } });

@@ -1,5 +1,5 @@
 import type { Role } from '../../src/generated/prisma/enums';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import {
   createUser,
   CREDENTIAL_KINDS,
@@ -11,11 +11,7 @@ import {
 import { call } from '../utils/http';
 
 describe('members: list, role, add (docs/api.md#members-customization-embed)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   const events = (communityId: string, eventType: string) =>
     t.prisma.outboxEvent.findMany({ where: { communityId, eventType }, orderBy: { id: 'asc' } });

@@ -1,19 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { shippedMigrations } from '../../src/modules/health/migration-status';
-import { createTestApp, TestApp } from '../utils/app';
+import { createTestApp, TestApp, useTestApp } from '../utils/app';
 import { call } from '../utils/http';
+import { databaseWithMigrationRecords } from '../utils/isolated-database';
 import { freePort } from '../utils/metrics';
 
 // GET /api/health/live and /api/health/ready (docs/api.md#http-contract): live asks nothing of the
 // dependencies, ready asks PostgreSQL, Redis and whether every migration of prisma/migrations is applied.
 
-const adminUrl = () => process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-async function admin<T>(work: (client: Client) => Promise<T>, database?: string): Promise<T> {
-  const url = new URL(adminUrl());
-  if (database) url.pathname = `/${database}`;
-  const client = new Client({ connectionString: url.toString() });
+/** Runs `work` on a connection of its own to the database at `url`. */
+async function onDatabase<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
@@ -22,41 +19,9 @@ async function admin<T>(work: (client: Client) => Promise<T>, database?: string)
   }
 }
 
-/** A database of its own, with `_prisma_migrations` recording `applied` (or no such table if null). */
-async function databaseWith(applied: string[] | null): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `${process.env.TEST_DATABASE_NAME}_ready_${randomBytes(3).toString('hex')}`;
-  await admin((client) => client.query(`CREATE DATABASE "${name}"`));
-  if (applied) {
-    await admin(async (client) => {
-      // The columns the readiness check reads, as `prisma migrate deploy` creates them.
-      await client.query(
-        `CREATE TABLE _prisma_migrations (id varchar(36) PRIMARY KEY, migration_name varchar(255) NOT NULL,
-         finished_at timestamptz, rolled_back_at timestamptz)`,
-      );
-      for (const [i, migration] of applied.entries()) {
-        await client.query(
-          `INSERT INTO _prisma_migrations (id, migration_name, finished_at) VALUES ($1, $2, now())`,
-          [String(i), migration],
-        );
-      }
-    }, name);
-  }
-  const url = new URL(adminUrl());
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: () =>
-      admin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
-  };
-}
-
 describe('health: live and ready', () => {
   describe('everything up (the run database, migrated)', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await createTestApp();
-    });
-    afterAll(() => t.close());
+    const t = useTestApp();
 
     it('live answers 200', async () => {
       const res = await call(t.app, 'GET', '/api/health/live');
@@ -97,7 +62,7 @@ describe('health: live and ready', () => {
     beforeAll(async () => {
       const shipped = shippedMigrations();
       expect(shipped.length).toBeGreaterThan(1);
-      db = await databaseWith(shipped.slice(0, -1));
+      db = await databaseWithMigrationRecords('ready', shipped.slice(0, -1));
       t = await createTestApp({ DATABASE_URL: db.url });
     });
     afterAll(async () => {
@@ -118,14 +83,12 @@ describe('health: live and ready', () => {
 
     it('a rolled-back or unfinished migration does not count as applied', async () => {
       const last = shippedMigrations().at(-1)!;
-      await admin(
-        (client) =>
-          client.query(
-            `INSERT INTO _prisma_migrations (id, migration_name, finished_at, rolled_back_at)
-             VALUES ('rolled', $1, now(), now()), ('unfinished', $1, NULL, NULL)`,
-            [last],
-          ),
-        new URL(db.url).pathname.slice(1),
+      await onDatabase(db.url, (client) =>
+        client.query(
+          `INSERT INTO _prisma_migrations (id, migration_name, finished_at, rolled_back_at)
+           VALUES ('rolled', $1, now(), now()), ('unfinished', $1, NULL, NULL)`,
+          [last],
+        ),
       );
       const res = await call(t.app, 'GET', '/api/health/ready');
       expect(res.status).toBe(503);
@@ -137,7 +100,7 @@ describe('health: live and ready', () => {
     let t: TestApp;
     let db: { url: string; drop: () => Promise<void> };
     beforeAll(async () => {
-      db = await databaseWith(null);
+      db = await databaseWithMigrationRecords('ready', null);
       t = await createTestApp({ DATABASE_URL: db.url });
     });
     afterAll(async () => {

@@ -1,4 +1,4 @@
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { memberWithCredentials } from '../utils/factories';
 
@@ -13,11 +13,7 @@ const CALLS = 7;
  * pg_prepared_statements there says how each was planned.
  */
 describe('hot reads are planned once per connection', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ DATABASE_PREPARED_POOL_SIZE: '1' });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ DATABASE_PREPARED_POOL_SIZE: '1' });
 
   it('runs the tweets, tasks, members, delivery-log and /me statements on generic plans only', async () => {
     const member = await memberWithCredentials(t.app, { plan: 'PRO', role: 'OWNER' });

@@ -1,4 +1,4 @@
-import { createTestApp, TestApp } from '../utils/app';
+import { TestApp, useTestApp } from '../utils/app';
 import { memberWithToken } from '../utils/factories';
 import { call } from '../utils/http';
 
@@ -19,11 +19,7 @@ describe('webhook URL refusals name WEBHOOK_ALLOW_INSECURE_TARGETS outside produ
   };
 
   describe('in development', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await createTestApp();
-    });
-    afterAll(() => t.close());
+    const t = useTestApp();
 
     it.each(['http://127.0.0.1:9999/hooks', 'https://localhost/hooks', 'https://93.184.215.14:8443/hooks'])(
       'refuses %s and names the setting',
@@ -45,11 +41,7 @@ describe('webhook URL refusals name WEBHOOK_ALLOW_INSECURE_TARGETS outside produ
   });
 
   describe('in production', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await createTestApp(PRODUCTION);
-    });
-    afterAll(() => t.close());
+    const t = useTestApp(PRODUCTION);
 
     it('never names it', async () => {
       const res = await create(t, 'http://127.0.0.1:9999/hooks');

@@ -117,6 +117,7 @@ describe('ops/: alert rules, dashboard and scrape configuration', () => {
       'webhook_endpoints_disabled',
       'webhook_fifo_endpoints_blocked',
       'webhook_fifo_deliveries_waiting',
+      'webhook_broker_connections',
     ])
       expect(worker).toContain(name);
     expect(api).toContain('process_cpu_seconds_total');

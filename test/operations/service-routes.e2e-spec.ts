@@ -1,4 +1,4 @@
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { addMember, createApiKey, createCommunity, createUser, login, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { API_KEY_REFUSED } from '../../src/modules/auth/auth.guard';
@@ -6,11 +6,7 @@ import { API_KEY_REFUSED } from '../../src/modules/auth/auth.guard';
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
 
 describe('service routes: API keys and communities (docs/product-decisions.md#6-bootstrapping)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   async function ownerOfNewCommunity(role: 'OWNER' | 'ADMIN' | 'MODERATOR' | 'MEMBER' = 'OWNER') {
     const community = await createCommunity(t.app);

@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -16,15 +17,54 @@ import { waitFor } from '../utils/worker';
 const root = resolve(__dirname, '..', '..');
 const dist = join(root, 'dist');
 
-function run(args: string[], env: Record<string, string | undefined>) {
+async function run(args: string[], env: Record<string, string | undefined>) {
   if (!existsSync(join(dist, 'main.js'))) throw new Error('dist/ is missing: npm test builds it first');
-  const result = spawnSync(process.execPath, args, {
+  // not spawnSync: a server of the test (a port held, a PostgreSQL that is starting) answers meanwhile
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...MALLOC_ENVIRONMENT, ...process.env, LOG_LEVEL: 'info', ...env },
-    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 60_000,
   });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((done) => child.once('close', done));
+  return { code, stdout, stderr };
+}
+
+/** A server on a free port of 127.0.0.1 that `answer` handles; closed by the returned function. */
+async function holdPort(answer: (socket: Socket) => void = () => undefined) {
+  const server = createServer(answer);
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  return { port, close: () => new Promise<void>((done) => server.close(() => done())) };
+}
+
+/**
+ * What PostgreSQL answers while it starts (or recovers): to any start-up message, the FATAL error
+ * 57P03 "the database system is starting up" (an SSL request first gets "no SSL").
+ */
+function startingPostgres(socket: Socket) {
+  const field = (code: string, value: string) => Buffer.from(`${code}${value}\0`);
+  const fields = Buffer.concat([
+    field('S', 'FATAL'),
+    field('V', 'FATAL'),
+    field('C', '57P03'),
+    field('M', 'the database system is starting up'),
+    Buffer.from('\0'),
+  ]);
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(fields.length + 4);
+  const refuse = () => socket.end(Buffer.concat([Buffer.from('E'), length, fields]));
+  socket.on('error', () => undefined);
+  socket.once('data', (message: Buffer) => {
+    const sslRequest = message.length === 8 && message.readInt32BE(4) === 80877103;
+    if (!sslRequest) return refuse();
+    socket.write('N');
+    socket.once('data', refuse);
+  });
 }
 
 const lines = (text: string) => text.split('\n').filter((l) => l.trim() !== '');
@@ -34,7 +74,7 @@ describe('start-up order and failures', () => {
     const database = `cp_never_${unique('db').replace(/\W/g, '_')}`.toLowerCase();
     const url = new URL(process.env.DATABASE_URL!);
     url.pathname = `/${database}`;
-    const res = run([join('scripts', 'start.js')], {
+    const res = await run([join('scripts', 'start.js')], {
       START_DIST: dist,
       DATABASE_URL: url.toString(),
       JWT_EXPIRES_IN: 'forever',
@@ -56,28 +96,30 @@ describe('start-up order and failures', () => {
     expect(existsSync(join(root, 'never-written.json'))).toBe(false);
   });
 
-  it('the worker with an unreachable database: one line, exit 1', () => {
-    const res = run([join(dist, 'worker.js')], { DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere' });
+  it('the worker with an unreachable database: one line, exit 1', async () => {
+    const res = await run([join(dist, 'worker.js')], {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere',
+    });
     expect(res.code).toBe(1);
     expect(lines(res.stderr)).toEqual([
       expect.stringMatching(/^\[worker\] Cannot reach PostgreSQL at 127\.0\.0\.1:1 /),
     ]);
   });
 
-  it('a process started without glibc’s malloc settings says so in one line before anything else', () => {
+  it('a process started without glibc’s malloc settings says so in one line before anything else', async () => {
     const unset = Object.fromEntries(Object.keys(MALLOC_ENVIRONMENT).map((name) => [name, undefined]));
-    const res = run([join(dist, 'worker.js')], {
+    const res = await run([join(dist, 'worker.js')], {
       ...unset,
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere',
     });
     expect(lines(res.stderr)).toEqual([
-      `[worker] started without MALLOC_MMAP_THRESHOLD_=${MALLOC_ENVIRONMENT.MALLOC_MMAP_THRESHOLD_}: logins may keep up to 19 MiB per libuv thread (docs/operations.md, "What runs"); npm start, npm run start:worker and the Docker image set it`,
+      `[worker] started without MALLOC_MMAP_THRESHOLD_=${MALLOC_ENVIRONMENT.MALLOC_MMAP_THRESHOLD_}: logins may keep an argon2 block per libuv thread (docs/operations.md, "What runs"); npm start, npm run start:worker and the Docker image set it`,
       expect.stringMatching(/^\[worker\] Cannot reach PostgreSQL at 127\.0\.0\.1:1 /),
     ]);
   });
 
-  it('the API with an unreachable Redis: one line, exit 1, never "successfully started"', () => {
-    const res = run([join(dist, 'main.js')], { REDIS_URL: 'redis://127.0.0.1:1', PORT: '0' });
+  it('the API with an unreachable Redis: one line, exit 1, never "successfully started"', async () => {
+    const res = await run([join(dist, 'main.js')], { REDIS_URL: 'redis://127.0.0.1:1', PORT: '0' });
     expect(res.code).toBe(1);
     expect(lines(res.stderr)).toEqual([
       expect.stringMatching(/^\[api\] Cannot reach Redis at 127\.0\.0\.1:1 /),
@@ -85,8 +127,62 @@ describe('start-up order and failures', () => {
     expect(res.stdout).not.toContain('successfully started');
   });
 
-  it('the CLI with a bad setting: the setting named, exit 1', () => {
-    const res = run([join(dist, 'cli', 'main.js'), 'apikey:create', '--community', 'x'], {
+  it.each(['api', 'worker'])(
+    'the %s while PostgreSQL is starting: one line naming it, exit 1',
+    async (processName) => {
+      const postgres = await holdPort(startingPostgres);
+      try {
+        const res = await run([join(dist, processName === 'api' ? 'main.js' : 'worker.js')], {
+          DATABASE_URL: `postgresql://postgres@127.0.0.1:${postgres.port}/starting`,
+          PORT: '0',
+        });
+        expect(res.code).toBe(1);
+        expect(lines(res.stderr)).toEqual([
+          `[${processName}] Cannot reach PostgreSQL at 127.0.0.1:${postgres.port} (DATABASE_URL): the database system is starting up. Is it running, and does the database exist?`,
+        ]);
+      } finally {
+        await postgres.close();
+      }
+    },
+  );
+
+  it.each(['api', 'worker'])('the %s with its METRICS_PORT in use: one line, exit 1', async (processName) => {
+    const held = await holdPort();
+    try {
+      const res = await run([join(dist, processName === 'api' ? 'main.js' : 'worker.js')], {
+        METRICS_PORT: String(held.port),
+        METRICS_HOST: '127.0.0.1',
+        PORT: '0',
+      });
+      expect(res.code).toBe(1);
+      expect(lines(res.stderr)).toEqual([
+        `[${processName}] Cannot start: METRICS_PORT ${held.port} is in use: choose another port, or 0 to turn metrics off`,
+      ]);
+      expect(res.stdout).not.toContain('successfully started');
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('the API with its PORT in use: one line, exit 1', async () => {
+    const held = await holdPort();
+    try {
+      const res = await run([join(dist, 'main.js')], {
+        PORT: String(held.port),
+        HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+      });
+      expect(res.code).toBe(1);
+      expect(lines(res.stderr)).toEqual([
+        `[api] Cannot start: 127.0.0.1:${held.port} is in use (PORT, HOST): stop what holds it or choose another port`,
+      ]);
+    } finally {
+      await held.close();
+    }
+  });
+
+  it('the CLI with a bad setting: the setting named, exit 1', async () => {
+    const res = await run([join(dist, 'cli', 'main.js'), 'apikey:create', '--community', 'x'], {
       JWT_EXPIRES_IN: 'soon',
     });
     expect(res.code).toBe(1);
@@ -95,7 +191,7 @@ describe('start-up order and failures', () => {
 });
 
 describe('a clean start', () => {
-  it('starts the API without a Fastify warning (FSTWRN004) and answers Fastify errors in the contract body', async () => {
+  it('starts the API without a Fastify warning (FSTWRN004) and answers Fastify errors in the error body', async () => {
     const api = await startBuiltApi();
     try {
       const malformed = await fetch(`${api.url}/api/auth/login`, {

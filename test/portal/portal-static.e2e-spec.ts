@@ -55,9 +55,32 @@ describe('the webhook portal at /portal', () => {
     expect(favicon.headers.location).toBe('/portal/favicon.svg');
   });
 
+  it("answers each section's address with the page, under the page's policy, so a reload keeps the section", async () => {
+    const page = await get('/portal/');
+    for (const url of [
+      '/portal/replays',
+      '/portal/search?subject=abc',
+      '/portal/endpoints/5e6f0000-0000-4000-8000-000000000000/log',
+      '/portal/catalog?community=no-such-community',
+    ]) {
+      const res = await get(url);
+      expect({ url, status: res.statusCode, type: res.headers['content-type'] }).toEqual({
+        url,
+        status: 200,
+        type: expect.stringMatching(/text\/html/),
+      });
+      expect(res.body).toBe(page.body);
+      expect(res.headers['cache-control']).toBe('no-cache, no-store, must-revalidate');
+      expect(String(res.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    }
+  });
+
   it('leaves the unmatched-path rule untouched, under /api and under /portal', async () => {
     const api = await get('/api/portal');
     const missing = await get('/portal/missing.js');
+    // not a section: no page for it
+    const other = await get('/portal/settings');
+    expect(other.statusCode).toBe(401);
     expect(api.statusCode).toBe(401);
     expect(missing.statusCode).toBe(401);
     expect(JSON.parse(missing.body).code).toBe('UNAUTHORIZED');

@@ -4,12 +4,11 @@ import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DELIVERY_QUEUE, deliveryJobId } from '../../src/modules/webhooks/core/delivery-job';
 import { MIN_PARK_MS } from '../../src/modules/webhooks/worker/endpoint-slots';
 import { queuePrefix } from '../../src/redis/redis-client';
-import { createTestApp, TestApp } from '../utils/app';
-import { createCommunity, unique } from '../utils/factories';
+import { endpointAtReceiver } from '../utils/delivery-stack';
+import { createCommunity } from '../utils/factories';
 import { syntheticData } from '../utils/synthetic-event';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
-import { ChildWorker, killStillRunning, spawnWorker } from './processes';
+import { waitFor } from '../utils/worker';
+import { useWorkerProcessStack } from './delivery-helpers';
 
 jest.setTimeout(120_000);
 
@@ -18,7 +17,6 @@ jest.setTimeout(120_000);
  * longer than the test: only the lease can free the slot of a worker killed mid-send.
  */
 const ENV = {
-  ...DELIVERY_TEST_ENV,
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '1',
   WEBHOOK_TIMEOUT: '60s',
   WEBHOOK_SLOT_LEASE: '3s',
@@ -39,52 +37,37 @@ const MEASUREMENT_MARGIN_MS = 500;
  * endpoint's next event within WEBHOOK_SLOT_LEASE and the parked job's look again.
  */
 describe('a worker killed while it holds an endpoint slot', () => {
-  let api: TestApp;
-  let receiver: Receiver;
+  const stack = useWorkerProcessStack({ env: ENV });
   let redis: Redis;
-  const children: ChildWorker[] = [];
-
-  beforeAll(async () => {
-    api = await createTestApp(ENV);
-    receiver = await startReceiver();
-    redis = new Redis(api.app.get(AppConfig).REDIS_URL);
+  beforeAll(() => {
+    redis = new Redis(stack.api.app.get(AppConfig).REDIS_URL);
   });
-
-  afterAll(async () => {
-    killStillRunning(children);
-    await redis?.quit();
-    await api?.close();
-    await receiver?.close();
-  });
+  afterAll(() => redis?.quit());
 
   const raise = (communityId: string, n: number) =>
-    api.prisma.$transaction((tx) =>
-      api.app.get(OutboxService).record(tx, communityId, 'tweet.created', syntheticData({ n })),
+    stack.api.prisma.$transaction((tx) =>
+      stack.api.app.get(OutboxService).record(tx, communityId, 'tweet.created', syntheticData({ n })),
     );
 
   it(`frees its slot within ${FREED_WITHIN_MS} ms: another worker delivers the endpoint's next event`, async () => {
+    const { api, receiver } = stack;
     const config = api.app.get(AppConfig);
     const community = await createCommunity(api.app);
-    const path = `/${unique('slot')}`;
-    const endpoint = await createEndpoint(api, community.id, {
-      url: receiver.url + path,
-      events: ['tweet.created'],
-    });
+    const endpoint = await endpointAtReceiver(stack, community.id, { name: 'slot' });
+    const { path } = endpoint;
     // the first request never gets an answer; later ones are answered at once
     receiver.respond(path, (request) =>
       receiver.at(path)[0] === request ? new Promise(() => undefined) : { status: 200 },
     );
 
     // the first worker takes the endpoint's only slot and hangs in its request
-    const holder = spawnWorker(ENV);
-    children.push(holder);
+    const holder = stack.spawnWorker();
     await holder.ready;
     const first = await raise(community.id, 1);
     await waitFor('the first request at the receiver', () => receiver.at(path).length === 1, 30_000);
     const heldSince = receiver.at(path)[0].receivedAt;
 
-    const other = spawnWorker(ENV);
-    children.push(other);
+    const other = stack.spawnWorker();
     await other.ready;
     const second = await raise(community.id, 2);
     const secondJob = deliveryJobId(second.id, endpoint.id, 1);

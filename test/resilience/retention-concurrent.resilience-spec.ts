@@ -1,10 +1,8 @@
-import Redis from 'ioredis';
-import { createTestApp, TestApp } from '../utils/app';
-import { createCommunity, unique } from '../utils/factories';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
-import { raiseBurst, requestsPerMessage } from './delivery-helpers';
-import { ChildWorker, killStillRunning, RedisServer, sparePort, spawnWorker, startRedis } from './processes';
+import { createCommunity } from '../utils/factories';
+import { endpointAtReceiver } from '../utils/delivery-stack';
+import { failEachFirstRequest } from '../utils/webhook-receiver';
+import { waitFor } from '../utils/worker';
+import { expectEachReceived, flushAll, raiseBurst, useWorkerProcessStack } from './delivery-helpers';
 
 jest.setTimeout(120_000);
 
@@ -17,41 +15,22 @@ const HELD_MESSAGES = 20;
  * twice, the old messages go, and a message with a PENDING attempt stays whole.
  */
 describe('delivery log retention beside two workers, the sweep and FLUSHALL', () => {
-  let redis: RedisServer;
-  let api: TestApp;
-  let receiver: Receiver;
-  let env: Record<string, string>;
-  const workers: ChildWorker[] = [];
-
-  beforeAll(async () => {
-    redis = await startRedis(await sparePort());
-    env = {
-      ...DELIVERY_TEST_ENV,
-      REDIS_URL: redis.url,
+  const stack = useWorkerProcessStack({
+    ownRedis: true,
+    env: {
       WEBHOOK_SWEEP_INTERVAL: '200ms',
       WEBHOOK_LOG_PRUNE_INTERVAL: '50ms',
       WEBHOOK_RETRY_SCHEDULE: '1s',
       WORKER_CONCURRENCY: '10',
       WEBHOOK_AUTO_DISABLE_MIN_FAILURES: '1000',
-    };
-    api = await createTestApp(env);
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    killStillRunning(workers);
-    await api?.close();
-    await receiver?.close();
-    await redis?.stop();
+    },
   });
 
   it('loses and doubles nothing while it deletes the old messages and keeps the held ones', async () => {
+    const { api, receiver } = stack;
     const community = await createCommunity(api.app);
-    const path = `/${unique('retention')}`;
-    const endpoint = await createEndpoint(api, community.id, {
-      url: receiver.url + path,
-      events: ['tweet.created'],
-    });
+    const endpoint = await endpointAtReceiver(stack, community.id, { name: 'retention' });
+    const { path } = endpoint;
     // 100 days old and closed (to delete), and 100 days old with a PENDING retry due tomorrow (to keep)
     await api.prisma.$executeRaw`
       INSERT INTO webhook_deliveries (id, community_id, endpoint_id, message_id, event_type, attempt, status,
@@ -64,20 +43,11 @@ describe('delivery log retention beside two workers, the sweep and FLUSHALL', ()
              CASE a WHEN 1 THEN 'FAILED' ELSE 'PENDING' END::"DeliveryStatus",
              CASE a WHEN 1 THEN NULL ELSE now() + interval '1 day' END, now() - interval '100 days', now()
         FROM generate_series(1, ${HELD_MESSAGES}) n, generate_series(1, 2) a`;
-    const seen = new Set<string>();
-    receiver.respond(path, async (request) => {
-      const id = String(request.headers['webhook-id']);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      if (seen.has(id)) return { status: 200 };
-      seen.add(id);
-      return { status: 500 };
-    });
+    receiver.respond(path, failEachFirstRequest(5));
     const events = await raiseBurst(api, community.id, 200);
-    workers.push(spawnWorker(env), spawnWorker(env));
+    const workers = [stack.spawnWorker(), stack.spawnWorker()];
     await waitFor('the burst under way', () => receiver.at(path).length >= 50, 30_000);
-    const client = new Redis(redis.url);
-    await client.flushall();
-    client.disconnect();
+    await flushAll(stack.redis.url);
 
     await waitFor(
       'every event to succeed on its second attempt',
@@ -95,9 +65,7 @@ describe('delivery log retention beside two workers, the sweep and FLUSHALL', ()
         })) === 0,
       30_000,
     );
-    const counts = requestsPerMessage(receiver, path);
-    expect([...counts.keys()].sort()).toEqual([...events].sort());
-    expect([...counts.values()].every((n) => n === 2)).toBe(true);
+    expectEachReceived(receiver, path, events, 2);
     expect(
       await api.prisma.webhookDelivery.count({
         where: { endpointId: endpoint.id, messageId: { startsWith: 'msg_held' } },

@@ -1,18 +1,13 @@
-import { OutboxService } from '../../src/modules/events/outbox.service';
 import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/worker/delivery-sweep.store';
-import { syntheticData } from '../utils/synthetic-event';
-import { createTestApp, TestApp } from '../utils/app';
-import { createCommunity, unique } from '../utils/factories';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
-import { requestsPerMessage } from './delivery-helpers';
-import { ChildWorker, killStillRunning, spawnWorker } from './processes';
+import { createCommunity } from '../utils/factories';
+import { endpointAtReceiver } from '../utils/delivery-stack';
+import { waitFor } from '../utils/worker';
+import { raiseBurst, requestsPerMessage, useWorkerProcessStack } from './delivery-helpers';
 
 jest.setTimeout(120_000);
 
 /** A dead worker's jobs are taken over within seconds instead of the production 30 s. */
 const ENV = {
-  ...DELIVERY_TEST_ENV,
   WORKER_STALLED_INTERVAL: '2s',
   WORKER_CONCURRENCY: '20',
   // the attempts the dead worker held count as failures; with the test's 3-failure rule they would
@@ -22,49 +17,26 @@ const ENV = {
 const EVENTS = 400;
 
 describe('a worker process that dies', () => {
-  let api: TestApp;
-  let receiver: Receiver;
-  const children: ChildWorker[] = [];
-
-  beforeAll(async () => {
-    api = await createTestApp(ENV);
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    killStillRunning(children);
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useWorkerProcessStack({ env: ENV });
 
   it('killed with SIGKILL mid-burst and started again, delivers every event and logs every request', async () => {
+    const { api, receiver } = stack;
     const community = await createCommunity(api.app);
-    const path = `/${unique('crash')}`;
-    const endpoint = await createEndpoint(api, community.id, {
-      url: receiver.url + path,
-      events: ['tweet.created'],
-    });
+    const endpoint = await endpointAtReceiver(stack, community.id, { name: 'crash' });
+    const { path } = endpoint;
     // a receiver that takes a little while, so the burst is still in flight when the worker dies
     receiver.respond(path, () => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 25)));
-    const events = await api.prisma.$transaction((tx) =>
-      Promise.all(
-        Array.from({ length: EVENTS }, (_, n) =>
-          api.app.get(OutboxService).record(tx, community.id, 'tweet.created', syntheticData({ n })),
-        ),
-      ),
-    );
+    const events = await raiseBurst(api, community.id, EVENTS);
 
-    const first = spawnWorker(ENV);
-    children.push(first);
+    const first = stack.spawnWorker();
     await waitFor('the burst to be under way', () => receiver.at(path).length >= 50, 30_000);
     first.process.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     const deliveredBeforeKill = new Set(receiver.at(path).map((r) => r.headers['webhook-id'])).size;
     expect(deliveredBeforeKill).toBeLessThan(EVENTS);
 
-    const second = spawnWorker(ENV);
-    children.push(second);
-    const expected = new Set(events.map((e) => e.id));
+    const second = stack.spawnWorker();
+    const expected = new Set(events);
     await waitFor(
       'every event to arrive after the restart',
       () => expected.size === new Set(receiver.at(path).map((r) => r.headers['webhook-id'])).size,

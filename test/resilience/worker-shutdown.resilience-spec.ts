@@ -1,44 +1,27 @@
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { syntheticData } from '../utils/synthetic-event';
-import { createTestApp, TestApp } from '../utils/app';
-import { createCommunity, unique } from '../utils/factories';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { createEndpoint, DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
-import { ChildWorker, spawnWorker } from './processes';
+import { createCommunity } from '../utils/factories';
+import { endpointAtReceiver } from '../utils/delivery-stack';
+import { waitFor } from '../utils/worker';
+import { useWorkerProcessStack } from './delivery-helpers';
 
 jest.setTimeout(60_000);
 
 // info level: the test watches for the worker's "SIGTERM received" line
 const ENV = {
-  ...DELIVERY_TEST_ENV,
   WORKER_CONCURRENCY: '10',
   WORKER_SHUTDOWN_TIMEOUT: '10s',
   LOG_LEVEL: 'info',
 };
 
 describe('a worker process told to stop (SIGTERM)', () => {
-  let api: TestApp;
-  let receiver: Receiver;
-  let worker: ChildWorker | undefined;
-
-  beforeAll(async () => {
-    api = await createTestApp(ENV);
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    if (worker?.process.exitCode === null) worker.process.kill('SIGKILL');
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useWorkerProcessStack({ env: ENV });
 
   it('finishes the deliveries in flight, records them, and exits 0', async () => {
+    const { api, receiver } = stack;
     const community = await createCommunity(api.app);
-    const path = `/${unique('drain')}`;
-    const endpoint = await createEndpoint(api, community.id, {
-      url: receiver.url + path,
-      events: ['tweet.created'],
-    });
+    const endpoint = await endpointAtReceiver(stack, community.id, { name: 'drain' });
+    const { path } = endpoint;
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
     // every request is held until the worker has been told to stop
@@ -54,11 +37,11 @@ describe('a worker process told to stop (SIGTERM)', () => {
       ),
     );
 
-    worker = spawnWorker(ENV);
+    const worker = stack.spawnWorker();
     await waitFor('three deliveries in flight', () => receiver.at(path).length === 3, 30_000);
     worker.process.kill('SIGTERM');
     // still running: it waits for the held deliveries instead of dropping them
-    await waitFor('the stop to be under way', () => worker!.output().includes('SIGTERM received'), 10_000);
+    await waitFor('the stop to be under way', () => worker.output().includes('SIGTERM received'), 10_000);
     expect(worker.process.exitCode).toBeNull();
     release();
 

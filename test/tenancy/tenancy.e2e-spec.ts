@@ -1,6 +1,6 @@
 import { AppModule } from '../../src/app.module';
 import type { Role } from '../../src/generated/prisma/enums';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import {
   addMember,
   createApiKey,
@@ -16,11 +16,7 @@ import { ProbeModule } from './probe.module';
 // argon2id logins are CPU-bound by design: on a busy 2-core machine a test can take seconds.
 
 describe('tenant resolution and access guards (docs/product-decisions.md#3-tenancy-roles-permissions-plans)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({}, [AppModule, ProbeModule]);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({}, [AppModule, ProbeModule]);
 
   /** A user who belongs to every given community with `role`, logged in to the first. */
   async function memberOf(communities: { id: string }[], role: Role = 'OWNER') {

@@ -8,8 +8,9 @@ import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
 import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
 import { ChildWorker, killStillRunning, sparePort, spawnCompiled } from '../resilience/processes';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 /**
  * OpenTelemetry (docs/operations.md#tracing): one trace from the API request that raised an event to
@@ -145,33 +146,24 @@ describe('tracing off (no OTLP endpoint)', () => {
   });
 
   describe('a delivery', () => {
-    let api: TestApp;
-    let worker: TestWorker;
-    let receiver: Receiver;
-    beforeAll(async () => {
-      api = await createTestApp(DELIVERY_TEST_ENV);
-      worker = await startTestWorker();
-      receiver = await startReceiver();
-    });
-    afterAll(async () => {
-      await worker?.stop();
-      await api?.close();
-      await receiver?.close();
-    });
+    const stack = useDeliveryStack();
 
     it('stores no trace context and sends no traceparent header', async () => {
-      const { community, token } = await memberWithToken(api.app, { plan: 'PRO' });
+      const { community, token } = await memberWithToken(stack.api.app, { plan: 'PRO' });
       const path = `/${unique('untraced')}`;
-      const created = await call(api.app, 'POST', `/api/communities/${community.id}/webhooks`, {
+      const created = await call(stack.api.app, 'POST', `/api/communities/${community.id}/webhooks`, {
         token,
-        body: { url: receiver.url + path, events: ['tweet.created'] },
+        body: { url: stack.receiver.url + path, events: ['tweet.created'] },
       });
       expect(created.status).toBe(201);
-      const tweet = await call(api.app, 'POST', '/api/sdk/tweets', { token, body: { content: 'untraced' } });
+      const tweet = await call(stack.api.app, 'POST', '/api/sdk/tweets', {
+        token,
+        body: { content: 'untraced' },
+      });
       expect(tweet.status).toBe(201);
-      await waitFor('the delivery', () => receiver.at(path).length === 1);
-      expect(receiver.at(path)[0].headers).not.toHaveProperty('traceparent');
-      const outbox = await api.prisma.outboxEvent.findFirstOrThrow({
+      await waitFor('the delivery', () => stack.receiver.at(path).length === 1);
+      expect(stack.receiver.at(path)[0].headers).not.toHaveProperty('traceparent');
+      const outbox = await stack.api.prisma.outboxEvent.findFirstOrThrow({
         where: { communityId: community.id, eventType: 'tweet.created' },
       });
       expect(outbox.traceparent).toBeNull();

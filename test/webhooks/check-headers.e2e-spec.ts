@@ -3,7 +3,7 @@ import { runCli } from '../../src/cli/main';
 import { sealHeaders } from '../../src/modules/webhooks/core/secrets/endpoint-headers';
 import { SecretKeyRing } from '../../src/common/crypto/secret-cipher';
 import { WebhookSecretsService } from '../../src/modules/webhooks/core/secrets/webhook-secrets.service';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { DELIVERY_TEST_ENV } from '../utils/worker';
@@ -15,11 +15,7 @@ const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks
  * custom headers break today's rules (rows from before a rule), names each header and never its value.
  */
 describe('webhooks:check-headers', () => {
-  let api: TestApp;
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-  });
-  afterAll(() => api?.close());
+  const api = useTestApp(DELIVERY_TEST_ENV);
 
   async function cli(argv: string[]) {
     const out: string[] = [];

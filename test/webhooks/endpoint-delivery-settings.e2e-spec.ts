@@ -1,10 +1,9 @@
-import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliverySweep } from '../../src/modules/webhooks/worker/delivery-sweep.service';
 import { OUTCOME_UNKNOWN } from '../../src/modules/webhooks/worker/delivery-sweep.store';
 import { useDeliveryStack } from '../utils/delivery-stack';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { syntheticData } from '../utils/synthetic-event';
+import { raiseEvent } from '../utils/synthetic-event';
 import { answerAfter, type Responder } from '../utils/webhook-receiver';
 import { DELIVERY_TEST_ENV, waitFor } from '../utils/worker';
 
@@ -51,14 +50,7 @@ describe('webhook endpoint delivery settings', () => {
   const patch = (member: Member, id: string, body: object) =>
     call(stack.api.app, 'PATCH', `${hooks(member.community.id)}/${id}`, { token: member.token, body });
 
-  async function raise(communityId: string): Promise<string> {
-    const event = await stack.api.prisma.$transaction((tx) =>
-      stack.api.app
-        .get(OutboxService)
-        .record(tx, communityId, 'tweet.created', syntheticData({ tweet: { id: unique('t') } })),
-    );
-    return event.id;
-  }
+  const raise = async (communityId: string): Promise<string> => (await raiseEvent(stack.api, communityId)).id;
 
   /** The endpoint's delivery log, oldest attempt first. */
   async function log(member: Member, id: string): Promise<LogItem[]> {

@@ -1,5 +1,5 @@
 import { FILTER_LIMITS } from '../../src/modules/webhooks/core/filter/event-filter';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 
@@ -21,15 +21,7 @@ function nested(levels: number): object {
  * OpenAPI document, the filter's recursive schema included.
  */
 describe('webhook endpoint filter field', () => {
-  let api: TestApp;
-
-  beforeAll(async () => {
-    api = await createTestApp();
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useTestApp();
 
   async function owner() {
     return memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });

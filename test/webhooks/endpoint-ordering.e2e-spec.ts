@@ -1,9 +1,8 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
-import { OutboxService } from '../../src/modules/events/outbox.service';
 import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { syntheticData } from '../utils/synthetic-event';
+import { raiseInOrder } from '../utils/synthetic-event';
 import { Answer, ReceivedWebhook } from '../utils/webhook-receiver';
 import { waitFor } from '../utils/worker';
 import { useDeliveryStack } from '../utils/delivery-stack';
@@ -42,19 +41,9 @@ describe('webhook endpoint ordering', () => {
     return call(stack.api.app, 'PATCH', `${hooks(member.community.id)}/${id}`, { token: member.token, body });
   }
 
-  /** `count` events, each in a transaction of its own, one after another: their commit order is the order returned. */
-  async function raise(communityId: string, count: number, type: SubscribableEvent = 'tweet.created') {
-    const ids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const event = await stack.api.prisma.$transaction((tx) =>
-        stack.api.app
-          .get(OutboxService)
-          .record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
-      );
-      ids.push(event.id);
-    }
-    return ids;
-  }
+  /** `count` events, each in a transaction of its own: their commit order is the order returned. */
+  const raise = (communityId: string, count: number, type?: SubscribableEvent) =>
+    raiseInOrder(stack.api, communityId, count, type);
 
   /**
    * Answers on `path` after RECEIVER_LATENCY_MS with `answer(messageId)`, and records the most

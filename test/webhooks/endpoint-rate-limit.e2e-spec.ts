@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { OutboxService } from '../../src/modules/events/outbox.service';
 import { RATE_WINDOW_MS } from '../../src/modules/webhooks/worker/endpoint-rate-limits';
 import { ChildWorker, killStillRunning, spawnCompiled } from '../resilience/processes';
-import { createTestApp, TestApp } from '../utils/app';
+import { createTestApp, TestApp, useTestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { createIsolatedDatabase, IsolatedDatabase } from '../utils/isolated-database';
@@ -19,15 +19,7 @@ const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks
  * (a 429's hold).
  */
 describe('webhook endpoint rate limit field', () => {
-  let api: TestApp;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useTestApp(DELIVERY_TEST_ENV);
 
   async function owner() {
     return memberWithToken(api.app, { plan: 'PRO', role: 'OWNER' });

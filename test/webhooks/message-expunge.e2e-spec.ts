@@ -1,10 +1,9 @@
 import { runCli } from '../../src/cli/main';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
-import { OutboxService } from '../../src/modules/events/outbox.service';
 import { EXPUNGED_ERROR } from '../../src/modules/webhooks/core/expunge/message-content.store';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { syntheticData } from '../utils/synthetic-event';
+import { raiseEvent } from '../utils/synthetic-event';
 import { waitFor } from '../utils/worker';
 import { useDeliveryStack } from '../utils/delivery-stack';
 
@@ -17,14 +16,8 @@ describe("webhook messages: expunging a message's content", () => {
   const stack = useDeliveryStack();
 
   /** An event whose body carries `marker`, raised as the API raises one. */
-  async function raise(communityId: string, marker: string, type: SubscribableEvent = 'tweet.created') {
-    const event = await stack.api.prisma.$transaction((tx) =>
-      stack.api.app
-        .get(OutboxService)
-        .record(tx, communityId, type, syntheticData({ tweet: { id: unique('t'), content: marker } })),
-    );
-    return event.id;
-  }
+  const raise = async (communityId: string, marker: string, type?: SubscribableEvent) =>
+    (await raiseEvent(stack.api, communityId, type, { tweet: { id: unique('t'), content: marker } })).id;
 
   /** Where the marker still is, table by table, read in SQL. */
   async function whereIs(marker: string) {

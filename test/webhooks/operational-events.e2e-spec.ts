@@ -1,12 +1,12 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { OutboxService } from '../../src/modules/events/outbox.service';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { syntheticData } from '../utils/synthetic-event';
-import { Receiver, Responder, startReceiver, verifyWebhook } from '../utils/webhook-receiver';
-import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { Responder, verifyWebhook } from '../utils/webhook-receiver';
+import { waitFor } from '../utils/worker';
+import { useDeliveryStack } from '../utils/delivery-stack';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 const OPERATIONAL = [
@@ -27,21 +27,7 @@ interface Body {
  * the endpoint they are about, even when it is subscribed.
  */
 describe('operational webhook events', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack();
 
   /**
    * A community with an observer subscribed to the operational events and a subject subscribed to
@@ -51,11 +37,11 @@ describe('operational webhook events', () => {
     answer: (attempt: number) => number,
     subjectUrl: { query?: string; userinfo?: string } = {},
   ) {
-    const { community, token } = await memberWithToken(api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
+    const { community, token } = await memberWithToken(stack.api.app, { plan: 'ENTERPRISE', role: 'OWNER' });
     const create = async (path: string, events: string[], query = '') => {
-      const res = await call(api.app, 'POST', hooks(community.id), {
+      const res = await call(stack.api.app, 'POST', hooks(community.id), {
         token,
-        body: { url: receiver.url + path + query, events },
+        body: { url: stack.receiver.url + path + query, events },
       });
       expect(res.status).toBe(201);
       return { id: res.body.data.id as string, secret: res.body.data.secret as string, path };
@@ -69,8 +55,10 @@ describe('operational webhook events', () => {
     if (subjectUrl.userinfo) {
       // the API refuses credentials in a URL: this is a row from before it did (its sends fail)
       const url =
-        receiver.url.replace('://', `://${subjectUrl.userinfo}@`) + subject.path + (subjectUrl.query ?? '');
-      await api.prisma.webhookEndpoint.update({ where: { id: subject.id }, data: { url } });
+        stack.receiver.url.replace('://', `://${subjectUrl.userinfo}@`) +
+        subject.path +
+        (subjectUrl.query ?? '');
+      await stack.api.prisma.webhookEndpoint.update({ where: { id: subject.id }, data: { url } });
     }
     const tries = new Map<string, number>();
     const respond: Responder = (req) => {
@@ -79,14 +67,14 @@ describe('operational webhook events', () => {
       return { status: answer(tries.get(id)!) };
     };
     // the receiver knows a request by its path and query (a fragment is never sent)
-    receiver.respond(subject.path, respond);
-    receiver.respond(subject.path + (subjectUrl.query ?? '').replace(/#.*$/, ''), respond);
-    await api.prisma.$transaction((tx) =>
-      api.app
+    stack.receiver.respond(subject.path, respond);
+    stack.receiver.respond(subject.path + (subjectUrl.query ?? '').replace(/#.*$/, ''), respond);
+    await stack.api.prisma.$transaction((tx) =>
+      stack.api.app
         .get(OutboxService)
         .record(tx, community.id, 'tweet.created', syntheticData({ tweet: { id: unique('t') } })),
     );
-    const seen = () => receiver.at(observer.path).map((r) => verifyWebhook(r, observer.secret) as Body);
+    const seen = () => stack.receiver.at(observer.path).map((r) => verifyWebhook(r, observer.secret) as Body);
     return { communityId: community.id, token, subject, seen };
   }
 
@@ -98,26 +86,26 @@ describe('operational webhook events', () => {
       types.every((type) => s.seen().some((b) => b.type === type && b.data.endpointId === s.subject.id)),
     );
     await waitFor('the deliveries to settle', async () => {
-      const pending = await api.prisma.webhookDelivery.count({
+      const pending = await stack.api.prisma.webhookDelivery.count({
         where: { communityId: s.communityId, status: 'PENDING' },
       });
-      const unrelayed = await api.prisma.outboxEvent.count({
+      const unrelayed = await stack.api.prisma.outboxEvent.count({
         where: { communityId: s.communityId, relayedAt: null },
       });
       return pending === 0 && unrelayed === 0;
     });
-    const raised = await api.prisma.outboxEvent.findMany({
+    const raised = await stack.api.prisma.outboxEvent.findMany({
       where: { communityId: s.communityId, eventType: { in: OPERATIONAL } },
     });
     const count = (type: string) => raised.filter((r) => r.eventType === type).length;
     // never sent to the endpoint it is about, though it is subscribed
-    const toSubject = receiver
+    const toSubject = stack.receiver
       .at(s.subject.path)
       .map((r) => (JSON.parse(r.body) as Body).type)
       .filter((type) => OPERATIONAL.includes(type));
     expect(toSubject).toEqual([]);
     // valid under the published schemas
-    const catalog = await call(api.app, 'GET', '/api/webhooks/event-types', { token: s.token });
+    const catalog = await call(stack.api.app, 'GET', '/api/webhooks/event-types', { token: s.token });
     const ajv = new Ajv({ strict: true, allErrors: true });
     addFormats(ajv);
     for (const body of s.seen()) {
@@ -139,7 +127,7 @@ describe('operational webhook events', () => {
     const failing = s.seen().find((b) => b.type === 'webhook.endpoint.failing')!;
     expect(failing.data).toEqual({
       endpointId: s.subject.id,
-      url: receiver.url + s.subject.path,
+      url: stack.receiver.url + s.subject.path,
       consecutiveFailures: 2,
     });
   });
@@ -176,7 +164,7 @@ describe('operational webhook events', () => {
       const events = s.seen().filter((b) => b.data.endpointId === s.subject.id);
       expect(events.length).toBeGreaterThanOrEqual(2);
       for (const event of events)
-        expect([event.type, event.data.url]).toEqual([event.type, receiver.url + s.subject.path]);
+        expect([event.type, event.data.url]).toEqual([event.type, stack.receiver.url + s.subject.path]);
       const received = JSON.stringify(s.seen());
       for (const secret of ['hook-user', 'hook-password', 'token=', 'query-secret', 'fragment-secret'])
         expect(received).not.toContain(secret);

@@ -1,14 +1,9 @@
-import { Client } from 'pg';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
-import { OutboxService } from '../../src/modules/events/outbox.service';
-import { DeliveryQueue } from '../../src/modules/webhooks/core/delivery-queue.service';
-import type { DeliveryJobData } from '../../src/modules/webhooks/core/delivery-job';
-import { createTestApp, TestApp } from '../utils/app';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { syntheticData } from '../utils/synthetic-event';
-import { Receiver, startReceiver } from '../utils/webhook-receiver';
-import { DELIVERY_TEST_ENV, startTestWorker, TestWorker, waitFor } from '../utils/worker';
+import { raiseInOrder } from '../utils/synthetic-event';
+import { waitFor } from '../utils/worker';
+import { useDeliveryStack, watchQueuedJobs } from '../utils/delivery-stack';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 const HOUR_MS = 3600_000;
@@ -22,34 +17,20 @@ const RETENTION = '1d';
  * when recover asks for them after the endpoint is resumed.
  */
 describe('webhook recover: missed events', () => {
-  let api: TestApp;
-  let worker: TestWorker;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    api = await createTestApp({ ...DELIVERY_TEST_ENV, WEBHOOK_MESSAGE_RETENTION: RETENTION });
-    worker = await startTestWorker();
-    receiver = await startReceiver();
-  });
-
-  afterAll(async () => {
-    await worker?.stop();
-    await api?.close();
-    await receiver?.close();
-  });
+  const stack = useDeliveryStack({ apiEnv: { WEBHOOK_MESSAGE_RETENTION: RETENTION } });
 
   /** A PRO community with an OWNER, and an endpoint created through the API on its own receiver path. */
   async function setUp(events: string[] = ['tweet.created']) {
-    const member = await memberWithToken(api.app, { plan: 'PRO' });
+    const member = await memberWithToken(stack.api.app, { plan: 'PRO' });
     const endpoint = await addEndpoint(member, events);
     return { ...member, endpointId: endpoint.id, path: endpoint.path };
   }
 
   async function addEndpoint(member: { community: { id: string }; token: string }, events: string[]) {
     const path = `/${unique('hook')}`;
-    const created = await call(api.app, 'POST', hooks(member.community.id), {
+    const created = await call(stack.api.app, 'POST', hooks(member.community.id), {
       token: member.token,
-      body: { url: receiver.url + path, events },
+      body: { url: stack.receiver.url + path, events },
     });
     expect(created.status).toBe(201);
     return { id: created.body.data.id as string, path };
@@ -60,7 +41,7 @@ describe('webhook recover: missed events', () => {
     endpointId: string,
     isActive: boolean,
   ) {
-    const res = await call(api.app, 'PATCH', `${hooks(s.community.id)}/${endpointId}`, {
+    const res = await call(stack.api.app, 'PATCH', `${hooks(s.community.id)}/${endpointId}`, {
       token: s.token,
       body: { isActive },
     });
@@ -68,21 +49,14 @@ describe('webhook recover: missed events', () => {
   }
 
   /** `count` events, each in a transaction of its own: their commit order is the order returned. */
-  async function raise(communityId: string, count: number, type: SubscribableEvent = 'tweet.created') {
-    const ids: string[] = [];
-    for (let i = 0; i < count; i++) {
-      const event = await api.prisma.$transaction((tx) =>
-        api.app
-          .get(OutboxService)
-          .record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
-      );
-      ids.push(event.id);
-    }
-    return ids;
-  }
+  const raise = (communityId: string, count: number, type?: SubscribableEvent) =>
+    raiseInOrder(stack.api, communityId, count, type);
 
   function missedOf(endpointId: string) {
-    return api.prisma.webhookMissedEvent.findMany({ where: { endpointId }, orderBy: { outboxId: 'asc' } });
+    return stack.api.prisma.webhookMissedEvent.findMany({
+      where: { endpointId },
+      orderBy: { outboxId: 'asc' },
+    });
   }
 
   /** Waits until the relay recorded `count` missed events for the endpoint. */
@@ -94,7 +68,7 @@ describe('webhook recover: missed events', () => {
   }
 
   async function attemptsOf(endpointId: string, messageIds: string[]) {
-    return api.prisma.webhookDelivery.findMany({
+    return stack.api.prisma.webhookDelivery.findMany({
       where: { endpointId, messageId: { in: messageIds } },
       orderBy: [{ messageId: 'asc' }, { attempt: 'asc' }],
     });
@@ -115,7 +89,7 @@ describe('webhook recover: missed events', () => {
 
   /** Another OWNER of the community: a rate-limit bucket of their own. */
   async function anotherOwner(communityId: string) {
-    return (await memberWithToken(api.app, { communityId, role: 'OWNER' })).token;
+    return (await memberWithToken(stack.api.app, { communityId, role: 'OWNER' })).token;
   }
 
   it('pause, 10 events, resume: recover ["missed"] queues the 10 in commit order once; a second call queues nothing', async () => {
@@ -134,24 +108,10 @@ describe('webhook recover: missed events', () => {
     await setActive(s, s.endpointId, true);
 
     // the jobs as the API adds them, and whether a worker's connection can see each row by then
-    const queue = api.app.get(DeliveryQueue);
-    const outside = new Client({ connectionString: process.env.DATABASE_URL });
-    await outside.connect();
-    const queued: { job: DeliveryJobData; visible: boolean }[] = [];
-    const addAll = queue.addAll.bind(queue);
-    const spy = jest.spyOn(queue, 'addAll').mockImplementation(async (jobs, delayMs) => {
-      for (const job of jobs) {
-        const { rowCount } = await outside.query(
-          'SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND message_id = $2 AND attempt = $3',
-          [job.endpointId, job.messageId, job.attempt],
-        );
-        queued.push({ job, visible: rowCount === 1 });
-      }
-      return addAll(jobs, delayMs);
-    });
+    const { queued, stop } = await watchQueuedJobs(stack.api);
     try {
       // with an Idempotency-Key the rows commit with the answer: the jobs must follow the commit
-      const res = await call(api.app, 'POST', recoverUrl(s), {
+      const res = await call(stack.api.app, 'POST', recoverUrl(s), {
         token: s.token,
         headers: { 'idempotency-key': unique('key') },
         body: { since, include: ['missed'] },
@@ -163,22 +123,21 @@ describe('webhook recover: missed events', () => {
         events.map((id) => [id, 1, true]),
       );
     } finally {
-      spy.mockRestore();
-      await outside.end();
+      await stop();
     }
 
     const rows = await settled(s.endpointId, events);
     expect(rows.every((r) => r.attempt === 1 && r.status === 'SUCCESS')).toBe(true);
-    await waitFor('the 10 requests', () => receiver.at(s.path).length === 10);
+    await waitFor('the 10 requests', () => stack.receiver.at(s.path).length === 10);
     expect(
-      receiver
+      stack.receiver
         .at(s.path)
         .map((r) => r.headers['webhook-id'])
         .sort(),
     ).toEqual([...events].sort());
     expect(await missedOf(s.endpointId)).toEqual([]);
 
-    const again = await call(api.app, 'POST', recoverUrl(s), {
+    const again = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, include: ['missed'] },
     });
@@ -186,12 +145,12 @@ describe('webhook recover: missed events', () => {
     expect(again.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
     expect(await attemptsOf(s.endpointId, events)).toHaveLength(10);
     // with failed too: everything was delivered, nothing to do
-    const both = await call(api.app, 'POST', recoverUrl(s), {
+    const both = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, include: ['failed', 'missed'] },
     });
     expect(both.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
-    expect(receiver.at(s.path)).toHaveLength(10);
+    expect(stack.receiver.at(s.path)).toHaveLength(10);
   });
 
   it('without include it recovers failed attempts only, as before, and leaves missed events for ["missed"]', async () => {
@@ -202,10 +161,10 @@ describe('webhook recover: missed events', () => {
     await missedRecorded(s.endpointId, 2);
     await setActive(s, s.endpointId, true);
 
-    const byDefault = await call(api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
+    const byDefault = await call(stack.api.app, 'POST', recoverUrl(s), { token: s.token, body: { since } });
     expect(byDefault.status).toBe(202);
     expect(byDefault.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
-    const failedOnly = await call(api.app, 'POST', recoverUrl(s), {
+    const failedOnly = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, include: ['failed'] },
     });
@@ -213,7 +172,7 @@ describe('webhook recover: missed events', () => {
     expect(await missedOf(s.endpointId)).toHaveLength(2);
     expect(await attemptsOf(s.endpointId, events)).toEqual([]);
 
-    const missed = await call(api.app, 'POST', recoverUrl(s), {
+    const missed = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, include: ['missed'] },
     });
@@ -227,12 +186,12 @@ describe('webhook recover: missed events', () => {
     const observer = await addEndpoint(s, ['webhook.endpoint.disabled']);
     await setActive(s, observer.id, false);
     let failing = true;
-    receiver.respond(s.path, () => ({ status: failing ? 500 : 200 }));
+    stack.receiver.respond(s.path, () => ({ status: failing ? 500 : 200 }));
     const since = new Date(Date.now() - HOUR_MS).toISOString();
 
     const [failedEvent] = await raise(s.community.id, 1);
     await waitFor('the endpoint to be auto-disabled', async () => {
-      const endpoint = await api.prisma.webhookEndpoint.findUnique({ where: { id: s.endpointId } });
+      const endpoint = await stack.api.prisma.webhookEndpoint.findUnique({ where: { id: s.endpointId } });
       return endpoint?.disabledAt;
     });
     await settled(s.endpointId, [failedEvent], 3);
@@ -240,19 +199,19 @@ describe('webhook recover: missed events', () => {
     const later = await raise(s.community.id, 2);
     await missedRecorded(s.endpointId, 2);
     // its own webhook.endpoint.disabled is not among what it missed
-    const outbox = await api.prisma.outboxEvent.findMany({
+    const outbox = await stack.api.prisma.outboxEvent.findMany({
       where: { id: { in: (await missedOf(s.endpointId)).map((m) => m.outboxId) } },
       orderBy: { id: 'asc' },
     });
     expect(outbox.map((o) => o.messageId)).toEqual(later);
-    const disabledEvent = await api.prisma.outboxEvent.findUniqueOrThrow({
+    const disabledEvent = await stack.api.prisma.outboxEvent.findUniqueOrThrow({
       where: { id: observerMissed[0].outboxId },
     });
     expect(disabledEvent).toMatchObject({ eventType: 'webhook.endpoint.disabled' });
 
     failing = false;
     await setActive(s, s.endpointId, true);
-    const res = await call(api.app, 'POST', recoverUrl(s), {
+    const res = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, include: ['failed', 'missed'] },
     });
@@ -264,7 +223,7 @@ describe('webhook recover: missed events', () => {
 
     // the observer, resumed, recovers the operational event like any other
     await setActive(s, observer.id, true);
-    const forObserver = await call(api.app, 'POST', `${hooks(s.community.id)}/${observer.id}/recover`, {
+    const forObserver = await call(stack.api.app, 'POST', `${hooks(s.community.id)}/${observer.id}/recover`, {
       token: s.token,
       body: { since, include: ['missed'] },
     });
@@ -278,14 +237,14 @@ describe('webhook recover: missed events', () => {
     const events = await raise(s.community.id, 3);
     const missed = await missedRecorded(s.endpointId, 3);
     // the first two were raised two days ago: past this API's one-day retention
-    await api.prisma.webhookMissedEvent.updateMany({
+    await stack.api.prisma.webhookMissedEvent.updateMany({
       where: { endpointId: s.endpointId, outboxId: { in: missed.slice(0, 2).map((m) => m.outboxId) } },
       data: { raisedAt: new Date(Date.now() - 2 * DAY_MS) },
     });
     await setActive(s, s.endpointId, true);
 
     const since = new Date(Date.now() - 3 * DAY_MS).toISOString();
-    const res = await call(api.app, 'POST', recoverUrl(s), {
+    const res = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, include: ['missed'] },
     });
@@ -293,19 +252,19 @@ describe('webhook recover: missed events', () => {
     expect(res.body.data).toEqual({ queued: 1, remaining: 0, expired: 2 });
     await settled(s.endpointId, events.slice(2));
     // the same call again: nothing new, the same two still past retention
-    const again = await call(api.app, 'POST', recoverUrl(s), {
+    const again = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, include: ['missed'] },
     });
     expect(again.body.data).toEqual({ queued: 0, remaining: 0, expired: 2 });
     // a window that ends before them sees neither
-    const before = await call(api.app, 'POST', recoverUrl(s), {
+    const before = await call(stack.api.app, 'POST', recoverUrl(s), {
       token: s.token,
       body: { since, until: new Date(Date.now() - 2 * DAY_MS - HOUR_MS).toISOString(), include: ['missed'] },
     });
     expect(before.body.data).toEqual({ queued: 0, remaining: 0, expired: 0 });
     expect(await attemptsOf(s.endpointId, events.slice(0, 2))).toEqual([]);
-    expect(receiver.at(s.path).map((r) => r.headers['webhook-id'])).toEqual(events.slice(2));
+    expect(stack.receiver.at(s.path).map((r) => r.headers['webhook-id'])).toEqual(events.slice(2));
   });
 
   it("a second community can neither recover another's missed events nor see them in its own answer", async () => {
@@ -320,18 +279,18 @@ describe('webhook recover: missed events', () => {
     await setActive(b, b.endpointId, true);
 
     // B's token on A's endpoint, under B's community and under A's
-    const underB = await call(api.app, 'POST', `${hooks(b.community.id)}/${a.endpointId}/recover`, {
+    const underB = await call(stack.api.app, 'POST', `${hooks(b.community.id)}/${a.endpointId}/recover`, {
       token: b.token,
       body: { since, include: ['missed'] },
     });
     expect(underB.status).toBe(404);
-    const underA = await call(api.app, 'POST', recoverUrl(a), {
+    const underA = await call(stack.api.app, 'POST', recoverUrl(a), {
       token: b.token,
       body: { since, include: ['missed'] },
     });
     expect(underA.status).toBe(403);
     // B's own endpoint, subscribed to the same type, missed none of A's events
-    const own = await call(api.app, 'POST', recoverUrl(b), {
+    const own = await call(stack.api.app, 'POST', recoverUrl(b), {
       token: b.token,
       body: { since, include: ['missed'] },
     });
@@ -340,7 +299,7 @@ describe('webhook recover: missed events', () => {
     expect(await attemptsOf(a.endpointId, ofA)).toEqual([]);
 
     // A recovers its own (and leaves nothing pending behind)
-    const mine = await call(api.app, 'POST', recoverUrl(a), {
+    const mine = await call(stack.api.app, 'POST', recoverUrl(a), {
       token: a.token,
       body: { since, include: ['missed'] },
     });
@@ -353,7 +312,7 @@ describe('webhook recover: missed events', () => {
     const since = new Date(Date.now() - HOUR_MS).toISOString();
     for (const include of [[], ['lost'], ['missed', 'missed'], null, 'missed', [1]]) {
       const token = await anotherOwner(s.community.id);
-      const res = await call(api.app, 'POST', recoverUrl(s), { token, body: { since, include } });
+      const res = await call(stack.api.app, 'POST', recoverUrl(s), { token, body: { since, include } });
       expect({ include, status: res.status, code: res.body.code }).toEqual({
         include,
         status: 400,

@@ -1,5 +1,5 @@
 import { API_KEY_REFUSED } from '../../src/modules/auth/auth.guard';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { memberWithCredentials, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { DELIVERY_TEST_ENV } from '../utils/worker';
@@ -9,15 +9,7 @@ import { DELIVERY_TEST_ENV } from '../utils/worker';
  * like every other way of naming a community; and what an API key hears on these login-only routes.
  */
 describe('webhook routes: the community by id or slug', () => {
-  let api: TestApp;
-
-  beforeAll(async () => {
-    api = await createTestApp(DELIVERY_TEST_ENV);
-  });
-
-  afterAll(async () => {
-    await api?.close();
-  });
+  const api = useTestApp(DELIVERY_TEST_ENV);
 
   const body = () => ({ url: `http://127.0.0.1:9/${unique('hook')}`, events: ['tweet.created'] });
 

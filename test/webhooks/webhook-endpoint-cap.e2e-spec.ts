@@ -1,4 +1,4 @@
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { memberWithToken } from '../utils/factories';
 
@@ -9,11 +9,7 @@ const base = (communityId: string) => `/api/communities/${communityId}/webhooks`
 // WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY bounds how far one event fans out
 // (docs/product-decisions.md#5-webhooks).
 describe('webhook endpoints per community are capped', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp({ WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY: String(CAP) });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp({ WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY: String(CAP) });
 
   const create = (communityId: string, token: string) =>
     call(t.app, 'POST', base(communityId), { token, body: { url: PUBLIC_URL, events: ['tweet.created'] } });

@@ -1,5 +1,5 @@
 import { SUBSCRIBABLE_EVENTS } from '../../src/modules/events/event-catalog';
-import { createTestApp, TestApp } from '../utils/app';
+import { useTestApp } from '../utils/app';
 import { call } from '../utils/http';
 import { addMember, createApiKey, createCommunity, login, memberWithToken } from '../utils/factories';
 
@@ -7,11 +7,7 @@ const PUBLIC_URL = 'https://93.184.215.14/hooks';
 const base = (communityId: string) => `/api/communities/${communityId}/webhooks`;
 
 describe('webhook endpoint management (docs/api.md#webhooks)', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await createTestApp();
-  });
-  afterAll(() => t.close());
+  const t = useTestApp();
 
   async function owner(plan: 'PRO' | 'ENTERPRISE' = 'PRO') {
     return memberWithToken(t.app, { plan, role: 'OWNER' });

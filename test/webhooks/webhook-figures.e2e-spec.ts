@@ -1,12 +1,8 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
-import { OutboxService } from '../../src/modules/events/outbox.service';
-import { AttemptStatsStore } from '../../src/modules/webhooks/core/attempt-stats.store';
-import { OutboxRetention } from '../../src/modules/webhooks/worker/outbox-retention.service';
-import { WorkerOutboxStore } from '../../src/modules/webhooks/worker/outbox.store';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { syntheticData } from '../utils/synthetic-event';
-import { waitFor } from '../utils/worker';
+import { raiseEvent } from '../utils/synthetic-event';
+import { outboxRetentionOf, waitFor } from '../utils/worker';
 import { useDeliveryStack } from '../utils/delivery-stack';
 
 const hooks = (communityId: string) => `/api/communities/${communityId}/webhooks`;
@@ -26,14 +22,8 @@ interface Bucket {
 describe('webhook figures: GET .../webhooks/{id}/stats', () => {
   const stack = useDeliveryStack();
 
-  async function raise(communityId: string, type: SubscribableEvent = 'tweet.created') {
-    const event = await stack.api.prisma.$transaction((tx) =>
-      stack.api.app
-        .get(OutboxService)
-        .record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
-    );
-    return event.id;
-  }
+  const raise = async (communityId: string, type?: SubscribableEvent) =>
+    (await raiseEvent(stack.api, communityId, type)).id;
 
   async function endpoint(extra: Record<string, unknown> = {}) {
     const owner = await memberWithToken(stack.api.app, { plan: 'PRO' });
@@ -261,11 +251,7 @@ describe('webhook figures: GET .../webhooks/{id}/stats', () => {
     await call(stack.api.app, 'DELETE', `${hooks(gone.community.id)}/${gone.id}`, { token: gone.token });
     expect(await stack.api.prisma.webhookAttemptStats.count({ where: { endpointId: gone.id } })).toBe(0);
 
-    await new OutboxRetention(
-      new WorkerOutboxStore(stack.api.prisma),
-      stack.api.config,
-      new AttemptStatsStore(stack.api.prisma),
-    ).prune();
+    await outboxRetentionOf(stack.api).prune();
     const left = await stack.api.prisma.webhookAttemptStats.findMany({ where: { endpointId: ep.id } });
     expect(left.map((r) => Math.round((Date.now() - r.bucketStart.getTime()) / (24 * HOUR_MS)))).toEqual([7]);
   });

@@ -1,11 +1,10 @@
 import { Prisma } from '../../src/generated/prisma/client';
 import type { DeliveryStatus } from '../../src/generated/prisma/enums';
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
-import { OutboxService } from '../../src/modules/events/outbox.service';
 import { messagesStatement } from '../../src/modules/webhooks/delivery-log.store';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
-import { syntheticData } from '../utils/synthetic-event';
+import { raiseEvent } from '../utils/synthetic-event';
 import { waitFor } from '../utils/worker';
 import { useDeliveryStack } from '../utils/delivery-stack';
 
@@ -24,14 +23,8 @@ interface MessageItem {
 describe('webhook messages: the delivery log by message', () => {
   const stack = useDeliveryStack();
 
-  async function raise(communityId: string, type: SubscribableEvent = 'tweet.created') {
-    const event = await stack.api.prisma.$transaction((tx) =>
-      stack.api.app
-        .get(OutboxService)
-        .record(tx, communityId, type, syntheticData({ tweet: { id: unique('t') } })),
-    );
-    return event.id;
-  }
+  const raise = async (communityId: string, type?: SubscribableEvent) =>
+    (await raiseEvent(stack.api, communityId, type)).id;
 
   it('lists each message once, newest first, with every attempt under it, and filters them', async () => {
     const { community, token } = await memberWithToken(stack.api.app, { plan: 'PRO' });
@@ -97,7 +90,10 @@ describe('webhook messages: the delivery log by message', () => {
     expect((paged.body.data.items as MessageItem[]).map((m) => m.messageId)).toEqual([failOnce]);
   });
 
-  /** Writes attempts straight into the log (closed ones: the worker has nothing to send), a second apart. */
+  /**
+   * Writes attempts straight into the log (closed ones: the worker has nothing to send), each
+   * `secondsAgo` before `reference` (now, unless a test needs its times again to query them).
+   */
   async function logAttempts(
     communityId: string,
     endpointId: string,
@@ -108,6 +104,7 @@ describe('webhook messages: the delivery log by message', () => {
       status: DeliveryStatus;
       secondsAgo: number;
     }[],
+    reference = Date.now(),
   ) {
     await stack.api.prisma.webhookDelivery.createMany({
       data: rows.map((row) => ({
@@ -118,7 +115,7 @@ describe('webhook messages: the delivery log by message', () => {
         attempt: row.attempt,
         status: row.status,
         responseStatus: row.status === 'SUCCESS' ? 200 : 500,
-        createdAt: new Date(Date.now() - row.secondsAgo * 1000),
+        createdAt: new Date(reference - row.secondsAgo * 1000),
       })),
     });
   }
@@ -139,19 +136,26 @@ describe('webhook messages: the delivery log by message', () => {
     // 2,000 tweet.created messages, and three member.joined among the oldest: the one at 1,900 s failed
     // once and succeeded 5 s later, the one at 1,950 s is still FAILED
     const joined = [id(1), id(2), id(3)];
-    await logAttempts(community.id, endpointId, [
-      ...Array.from({ length: 2000 }, (_, n) => ({
-        messageId: id(100 + n),
-        eventType: 'tweet.created',
-        attempt: 1,
-        status: 'SUCCESS' as const,
-        secondsAgo: n,
-      })),
-      { messageId: joined[0], eventType: 'member.joined', attempt: 1, status: 'FAILED', secondsAgo: 1900 },
-      { messageId: joined[0], eventType: 'member.joined', attempt: 2, status: 'SUCCESS', secondsAgo: 1895 },
-      { messageId: joined[1], eventType: 'member.joined', attempt: 1, status: 'FAILED', secondsAgo: 1950 },
-      { messageId: joined[2], eventType: 'member.joined', attempt: 1, status: 'SUCCESS', secondsAgo: 1990 },
-    ]);
+    // the times the window below asks for, however long the test takes to get there
+    const reference = Date.now();
+    await logAttempts(
+      community.id,
+      endpointId,
+      [
+        ...Array.from({ length: 2000 }, (_, n) => ({
+          messageId: id(100 + n),
+          eventType: 'tweet.created',
+          attempt: 1,
+          status: 'SUCCESS' as const,
+          secondsAgo: n,
+        })),
+        { messageId: joined[0], eventType: 'member.joined', attempt: 1, status: 'FAILED', secondsAgo: 1900 },
+        { messageId: joined[0], eventType: 'member.joined', attempt: 2, status: 'SUCCESS', secondsAgo: 1895 },
+        { messageId: joined[1], eventType: 'member.joined', attempt: 1, status: 'FAILED', secondsAgo: 1950 },
+        { messageId: joined[2], eventType: 'member.joined', attempt: 1, status: 'SUCCESS', secondsAgo: 1990 },
+      ],
+      reference,
+    );
     // the same type in another community's endpoint, newer than all of ours
     await logAttempts(other.community.id, theirs, [
       { messageId: id(4), eventType: 'member.joined', attempt: 1, status: 'FAILED', secondsAgo: 0 },
@@ -176,7 +180,7 @@ describe('webhook messages: the delivery log by message', () => {
       [joined[2], 'SUCCESS', 1],
     ]);
     const at = (secondsAgo: number) =>
-      encodeURIComponent(new Date(Date.now() - secondsAgo * 1000).toISOString());
+      encodeURIComponent(new Date(reference - secondsAgo * 1000).toISOString());
     expect(await ids(`eventType=member.joined&since=${at(1960)}&until=${at(1920)}`)).toEqual([
       [joined[1], 'FAILED', 1],
     ]);

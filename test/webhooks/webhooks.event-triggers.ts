@@ -1,5 +1,6 @@
 import { unique } from '../utils/factories';
 import { waitFor } from '../utils/worker';
+import { makePki } from '../utils/enterprise-peers';
 import type { EventTriggers, TriggerContext } from '../delivery/event-triggers';
 
 const REFUSED_TARGET = 'http://127.0.0.1:1';
@@ -62,6 +63,20 @@ export const EVENT_TRIGGERS: EventTriggers = {
       raise: async (ctx) => [
         { endpointId: await failingEndpoint(ctx), eventType: 'tweet.created', attempts: 3 },
       ],
+    },
+  ],
+  'webhook.endpoint.certificate_expiring': [
+    {
+      variant: 'a client certificate valid for 2 days (within the 14-day warning)',
+      raise: async ({ send, communityId }) => {
+        const pki = makePki('hooks.example.com');
+        const endpoint = await send('POST', `/api/communities/${communityId}/webhooks`, {
+          url: `https://127.0.0.1:1/${unique('mtls')}`,
+          events: ['tweet.created'],
+          tls: { clientCertificate: pki.clientCert, clientKey: pki.clientKey },
+        });
+        return [{ endpointId: endpoint.id, subject: 'CN=platform-client, O=Test Receiver' }];
+      },
     },
   ],
 };

@@ -14,7 +14,10 @@ export class CommunityPlatformError extends Error {
   override readonly name = 'CommunityPlatformError';
   /** HTTP status; 0 when no answer came. */
   readonly status: number;
-  /** The contract's error code (UNAUTHORIZED, FEATURE_NOT_AVAILABLE, RATE_LIMITED, ...) or NETWORK_ERROR. */
+  /**
+   * The service's error code (docs/api.md#http-contract: UNAUTHORIZED, FEATURE_NOT_AVAILABLE, RATE_LIMITED,
+   * ...) or NETWORK_ERROR.
+   */
   readonly code: string;
   /** The plan feature the community lacks (FEATURE_NOT_AVAILABLE). */
   readonly featureKey?: string;
@@ -65,7 +68,10 @@ export function parseRetryAfter(value: string | null, now: number): number | und
   return Number.isNaN(date) ? undefined : Math.max(0, (date - now) / 1000);
 }
 
-/** The error for a non-2xx answer, from the contract's body `{success: false, error, code, ...}`. */
+/**
+ * The error for a non-2xx answer, from the error body `{success: false, error, code, ...}`
+ * (docs/api.md#http-contract).
+ */
 export function errorFromResponse(
   response: Response,
   body: unknown,

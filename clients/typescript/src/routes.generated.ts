@@ -551,8 +551,10 @@ export function routeGroups(http: HttpClient) {
       /**
        * Create an endpoint; data.secret is the signing secret, shown in this response only
        *
-       * url: https on port 443, no credentials, host resolving only to public addresses. Rate limit:
-       * burst 10, then 1 per 10 s per caller and community.
+       * url: https on port 443, no credentials, host resolving only to public addresses; a rabbitmq or
+       * nats endpoint (type, plan feature webhook_brokers) takes an amqps:// or tls:// url whose
+       * credentials are stored encrypted. Rate limit: burst 10, then 1 per 10 s per caller and
+       * community.
        */
       create: (
         communityId: string,
@@ -564,7 +566,11 @@ export function routeGroups(http: HttpClient) {
           `/api/communities/${e(communityId)}/webhooks`,
           { body, idempotency: options, auth: 'bearer' },
         ),
-      /** Update an endpoint; isActive=true re-enables it (clears disabledAt and the failure counter) */
+      /**
+       * Update an endpoint; isActive=true re-enables it (clears disabledAt and the failure counter)
+       *
+       * type is fixed at create: a different one is 400.
+       */
       update: (
         communityId: string,
         webhookId: string,

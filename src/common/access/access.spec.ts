@@ -1,18 +1,29 @@
-import { DEFAULT_API_KEY_SCOPES, isRoleAbove, permissionsOf } from './permissions';
+import { DEFAULT_API_KEY_SCOPES, isRoleAbove, PERMISSIONS, permissionsOf, ROLES } from './permissions';
 import { changeableAuthors, mayChangeAuthored, mayPost } from './posting';
-import { hasFeature, planFeatures } from './plans';
+import { FEATURE_KEYS, hasFeature, planFeatures, PLANS } from './plans';
+
+// The tables (permissions.ts, features.ts) grow by a line per module: these checks name the lines they
+// are about and derive the rest from the tables, so a new line changes no number here
+// (docs/adding-a-module.md#the-registrations-one-line-each).
 
 describe('role permissions', () => {
-  it('follows the contract table', () => {
-    expect(permissionsOf('MEMBER')).toEqual(new Set(['CONTENT_CREATE']));
+  it('follows the role table of docs/product-decisions.md#3-tenancy-roles-permissions-plans', () => {
+    expect(permissionsOf('MEMBER').has('CONTENT_CREATE')).toBe(true);
+    expect(permissionsOf('MEMBER').has('CONTENT_MODERATE')).toBe(false);
     expect(permissionsOf('MODERATOR').has('CONTENT_MODERATE')).toBe(true);
+    expect(permissionsOf('MODERATOR').has('EMBED_CREATE')).toBe(true);
     expect(permissionsOf('MODERATOR').has('WEBHOOKS_MANAGE')).toBe(false);
     expect(permissionsOf('ADMIN').has('API_KEYS_MANAGE')).toBe(true);
-    expect(permissionsOf('OWNER').size).toBe(8);
+    expect(permissionsOf('ADMIN').has('COMMUNITY_MANAGE')).toBe(true);
   });
   it("derives each role's set from the lowest role holding each permission", () => {
-    expect([...permissionsOf('MODERATOR')]).toEqual(['CONTENT_CREATE', 'CONTENT_MODERATE', 'EMBED_CREATE']);
-    expect([...permissionsOf('ADMIN')]).toEqual([...permissionsOf('OWNER')]);
+    // the owner holds every permission, and each role every permission of the roles below it
+    expect(permissionsOf('OWNER')).toEqual(new Set(PERMISSIONS));
+    for (const [higher, lower] of ROLES.slice(0, -1).map((role, i) => [role, ROLES[i + 1]] as const)) {
+      expect([...permissionsOf(lower)].filter((p) => !permissionsOf(higher).has(p))).toEqual([]);
+    }
+    // in the table's order
+    expect([...permissionsOf('MEMBER')]).toEqual(PERMISSIONS.filter((p) => permissionsOf('MEMBER').has(p)));
   });
   it('gives API keys an ADMIN set without key management', () => {
     expect(DEFAULT_API_KEY_SCOPES).not.toContain('API_KEYS_MANAGE');
@@ -26,23 +37,25 @@ describe('role permissions', () => {
 });
 
 describe('plan features', () => {
-  it('follows the contract table', () => {
+  it('follows the plan table of docs/product-decisions.md#3-tenancy-roles-permissions-plans', () => {
+    expect(hasFeature('FREE', {}, 'content')).toBe(true);
     expect(hasFeature('FREE', {}, 'webhooks')).toBe(false);
     expect(hasFeature('PRO', {}, 'webhooks')).toBe(true);
+    expect(hasFeature('PRO', {}, 'embed')).toBe(true);
     expect(hasFeature('PRO', {}, 'members_bulk')).toBe(false);
     expect(hasFeature('ENTERPRISE', {}, 'custom_domain')).toBe(true);
   });
   it("derives each plan's features from the smallest plan including each feature", () => {
-    expect(planFeatures('FREE')).toEqual(['content', 'members']);
-    expect(planFeatures('PRO')).toEqual([
-      'content',
-      'members',
-      'webhooks',
-      'customization',
-      'advertisements',
-      'embed',
-    ]);
-    expect(planFeatures('ENTERPRISE')).toHaveLength(8);
+    // the largest plan has every feature, and each plan every feature of the plans before it
+    expect(planFeatures('ENTERPRISE')).toEqual(FEATURE_KEYS);
+    for (const [smaller, larger] of PLANS.slice(0, -1).map((plan, i) => [plan, PLANS[i + 1]] as const)) {
+      expect(planFeatures(smaller).filter((f) => !planFeatures(larger).includes(f))).toEqual([]);
+    }
+    expect(planFeatures('FREE')).toEqual(expect.arrayContaining(['content', 'members']));
+    expect(planFeatures('PRO')).toEqual(
+      expect.arrayContaining(['webhooks', 'customization', 'advertisements']),
+    );
+    expect(planFeatures('PRO')).not.toContain('members_bulk');
   });
   it('lets per-community overrides win', () => {
     expect(hasFeature('FREE', { webhooks: true }, 'webhooks')).toBe(true);

@@ -9,6 +9,8 @@ export const SMALLEST_PLAN_WITH = {
   content: 'FREE',
   members: 'FREE',
   webhooks: 'PRO',
+  // endpoints that publish to RabbitMQ or NATS JetStream instead of POSTing (docs/api.md#broker-destinations)
+  webhook_brokers: 'ENTERPRISE',
   customization: 'PRO',
   advertisements: 'PRO',
   embed: 'PRO',

@@ -18,8 +18,8 @@ export function OptionalNotNull(): PropertyDecorator {
 }
 
 /**
- * The field may be left out or sent as `null` (the contract's "null clears it": customDomain,
- * branding); any other value must pass the field's rules. Document it with
+ * The field may be left out or sent as `null`, which clears it (customDomain, branding:
+ * docs/api.md#http-contract); any other value must pass the field's rules. Document it with
  * `@ApiPropertyOptional({ nullable: true, ... })`.
  */
 export function OptionalNullable(): PropertyDecorator {

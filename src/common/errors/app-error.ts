@@ -29,7 +29,7 @@ export interface ValidationDetail {
 
 /**
  * The one error type the service throws on purpose. The global filter turns it into the
- * contract's body: {success: false, error, code, ...extra}.
+ * error body: {success: false, error, code, ...extra} (docs/product-decisions.md#1-responses-and-errors).
  */
 export class AppError extends Error {
   constructor(

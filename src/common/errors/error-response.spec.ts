@@ -88,7 +88,7 @@ describe('toErrorResponse (error bodies of docs/product-decisions.md#1-responses
     });
   });
 
-  it("gives Fastify's own errors the contract's codes and messages", () => {
+  it("gives Fastify's own errors the codes and messages of docs/api.md#http-contract", () => {
     expect(toErrorResponse(fastifyError('FST_ERR_CTP_INVALID_JSON_BODY', 400)).body).toEqual({
       success: false,
       code: 'VALIDATION_ERROR',

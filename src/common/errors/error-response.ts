@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { Prisma } from '../../generated/prisma/client';
+import { isDatabaseUnavailable } from '../../prisma/database-unavailable';
 import { AppError, ErrorCode } from './app-error';
 
 export interface ErrorResponse {
@@ -19,6 +20,12 @@ const STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   429: 'RATE_LIMITED',
   503: 'SERVICE_UNAVAILABLE',
 };
+
+/**
+ * Retry-After of a 503 for want of a database: a failover's switch takes seconds, and a client that
+ * waits this long between tries keeps the load of its retries low while it lasts.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** Fastify's own errors (body parsing, limits) carry a statusCode and an FST_* code. */
 interface FastifyLikeError {
@@ -44,7 +51,8 @@ function fastifyMessage(err: FastifyLikeError): string {
 }
 
 /**
- * Maps anything thrown into the contract's error body. Anything it does not recognise is a
+ * Maps anything thrown into the error body (docs/product-decisions.md#1-responses-and-errors).
+ * Anything it does not recognise is a
  * 500 INTERNAL_ERROR whose message reveals nothing of the cause.
  */
 export function toErrorResponse(err: unknown): ErrorResponse {
@@ -53,6 +61,19 @@ export function toErrorResponse(err: unknown): ErrorResponse {
       status: err.status,
       headers: err.headers,
       body: { success: false, error: err.message, code: err.code, ...err.extra },
+    };
+  }
+  // no server takes the statement now (a failover, a restart): the client retries, with its
+  // Idempotency-Key for a write (docs/operations.md#database-failover)
+  if (isDatabaseUnavailable(err)) {
+    return {
+      status: HttpStatus.SERVICE_UNAVAILABLE,
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+      body: {
+        success: false,
+        error: 'The database is not available; retry shortly',
+        code: 'SERVICE_UNAVAILABLE',
+      },
     };
   }
   if (err instanceof Prisma.PrismaClientKnownRequestError) {

@@ -7,7 +7,8 @@ import type { AppRequest } from '../http/request-context';
 import { setResponseErrorCode } from '../../logging/error-code';
 
 /**
- * The one global exception filter: every error leaves in the contract's body. An unmatched path
+ * The one global exception filter: every error leaves in the error body of
+ * docs/product-decisions.md#1-responses-and-errors. An unmatched path
  * (Nest's router NotFoundException, never an AppError) answers 401 without valid credentials and
  * 400 TENANT_CONTEXT_REQUIRED with them, never 404 (docs/product-decisions.md#8-limits-and-unmatched-paths).
  */

@@ -6,8 +6,9 @@ import { rateLimitOf } from './rate-limit.policies';
 /**
  * @nestjs/throttler's guard over the named throttlers of rate-limit.policies.ts. Each instance is given
  * the throttlers of one phase (rate-limit.module.ts, rateLimitGuard) and sees only the routes that
- * name one of them (PhaseRateLimitGuard). A refusal is the contract's
- * RATE_LIMITED body with retryAfter; the exception filter sets the Retry-After header from it.
+ * name one of them (PhaseRateLimitGuard). A refusal is the RATE_LIMITED error body with retryAfter
+ * (docs/product-decisions.md#1-responses-and-errors); the exception filter sets the Retry-After header
+ * from it.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {

@@ -84,7 +84,7 @@ export async function newestFirstPage<T extends { id: string }>(
   page: { page: number; limit: number },
 ): Promise<JsonText<Page<T>>> {
   // a named statement: each connection parses and plans it once (unnamed behind PgBouncer)
-  const { rows } = await db.preparedQuery<{ total: string | null; items: string }>(
+  const { rows } = await db.lagTolerantQuery<{ total: string | null; items: string }>(
     list.statement,
     `
       SELECT (SELECT value FROM community_counters

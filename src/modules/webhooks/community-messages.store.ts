@@ -152,7 +152,7 @@ export class CommunityMessagesStore {
   ): Promise<{ items: CommunityMessage[]; hasMore: boolean }> {
     // on the pg pool, not through Prisma, as the per-endpoint messages are read
     const statement = communityMessagesStatement(communityId, query);
-    const { rows } = await this.prisma.pool.query<PairRow>(statement.text, statement.values);
+    const { rows } = await this.prisma.lagTolerantQuery<PairRow>(undefined, statement.text, statement.values);
     // the rows come grouped by message, newest message first
     const items: CommunityMessage[] = [];
     for (const row of rows) {

@@ -179,7 +179,7 @@ export class DeliveryLogStore {
     // endpoint's attempts are wanted; and each attempt's event is a subquery looked up by its message id,
     // since as a join it could become a hash join of the whole outbox.
     const limit = pageLimit(query.limit);
-    const rows = await this.prisma.preparedRows<DeliveryPageRow>(
+    const rows = await this.prisma.lagTolerantRows<DeliveryPageRow>(
       `${query.status ? 'delivery-page-by-status' : 'delivery-page'}:${limit}`,
       `
         SELECT item.id, item.message_id, item.event_type, item.attempt, item.status, item.response_status,
@@ -239,10 +239,15 @@ export class DeliveryLogStore {
   ): Promise<MessagePage | null> {
     // on the pg pool, not through Prisma: its per-row work was most of the route's time
     const statement = messagesStatement(communityId, endpointId, query);
-    const { rows } = await this.prisma.pool.query<MessageAttemptRow>(statement.text, statement.values);
+    const { rows } = await this.prisma.lagTolerantQuery<MessageAttemptRow>(
+      undefined,
+      statement.text,
+      statement.values,
+    );
     // an empty page: an endpoint with nothing (more) to show, or no such endpoint
     if (rows.length === 0) {
-      const found = await this.prisma.pool.query<{ found: boolean }>(
+      const found = await this.prisma.lagTolerantQuery<{ found: boolean }>(
+        undefined,
         'SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE community_id = $1::uuid AND id = $2::uuid) AS found',
         [communityId, endpointId],
       );

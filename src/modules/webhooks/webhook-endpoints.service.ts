@@ -17,6 +17,14 @@ import {
 } from './core/secrets/endpoint-headers';
 import { compileFilter, type FilterDocument, FilterProblem } from './core/filter/event-filter';
 import type { CreateWebhookDto, UpdateWebhookDto } from './dto/webhook-requests.dto';
+import { EndpointTransportFields } from './endpoint-transport-fields';
+import { type DestinationView, EndpointDestinationFields } from './endpoint-destination-fields';
+import type { StoredDestination } from './core/broker-transport/broker-destination';
+import { hasFeature } from '../../common/access/plans';
+import type { Plan } from '../../generated/prisma/enums';
+import type { EndpointTransport } from './core/http-transport/http-transport.service';
+import type { StoredAuth } from './core/http-transport/endpoint-auth';
+import type { StoredTls } from './core/http-transport/endpoint-tls';
 import type {
   CreatedWebhookDto,
   RotatedSecretDto,
@@ -34,6 +42,8 @@ export class WebhookEndpointsService {
     private readonly config: AppConfig,
     private readonly secrets: WebhookSecretsService,
     @Inject(WEBHOOK_DNS_LOOKUP) private readonly lookup: ResolveAll,
+    private readonly transport: EndpointTransportFields,
+    private readonly destinations: EndpointDestinationFields,
   ) {}
 
   async list(communityId: string): Promise<{ items: WebhookListItemDto[] }> {
@@ -60,17 +70,47 @@ export class WebhookEndpointsService {
     return this.view(endpoint);
   }
 
-  /** The endpoint's custom headers in clear, for the test route's send; 404 for another community's. */
-  async headersToSend(communityId: string, id: string): Promise<SealedHeaders | null> {
+  /**
+   * The endpoint's custom headers (sealed) and its client certificate and OAuth client as stored, for
+   * the test route's send; 404 for another community's.
+   */
+  async sealedToSend(
+    communityId: string,
+    id: string,
+  ): Promise<{ customHeaders: SealedHeaders | null; transport: EndpointTransport }> {
     const endpoint = await this.store.find(communityId, id);
     if (!endpoint) throw Errors.notFound('Webhook endpoint');
-    return endpoint.customHeaders as SealedHeaders | null;
+    return {
+      customHeaders: endpoint.customHeaders as SealedHeaders | null,
+      transport: {
+        version: endpoint.transportVersion,
+        tls: endpoint.tls as unknown as StoredTls | null,
+        auth: endpoint.auth as unknown as StoredAuth | null,
+        destination: endpoint.destination as unknown as StoredDestination | null,
+      },
+    };
   }
 
-  async create(communityId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
-    const url = await this.validUrl(dto.url);
-    const customHeaders = this.secrets.sealHeaders(validHeaders(dto.headers ?? {}));
+  /**
+   * `plan`: the community's plan and overrides; a broker endpoint needs the `webhook_brokers` feature
+   * (403 FEATURE_NOT_AVAILABLE), an http one only the routes' `webhooks`.
+   */
+  async create(
+    communityId: string,
+    dto: CreateWebhookDto,
+    plan: { plan: Plan; featureOverrides: unknown },
+  ): Promise<CreatedWebhookDto> {
+    if ((dto.type ?? 'http') !== 'http' && !hasFeature(plan.plan, plan.featureOverrides, 'webhook_brokers'))
+      throw Errors.featureNotAvailable('webhook_brokers');
+    const broker = await this.destinations.forCreate(dto);
+    const url = broker ? broker.url : await this.validUrl(dto.url);
+    const headers = validHeaders(dto.headers ?? {});
+    const customHeaders = this.secrets.sealHeaders(headers);
     const filter = validFilter(dto.filter);
+    await this.transport.checkTokenUrl(dto);
+    const transport = broker
+      ? { destination: broker.destination }
+      : this.transport.seal(dto, { url, headers }, null);
     return this.prisma.$transaction(async (tx) => {
       // The cap bounds one event's fan-out; the count is taken under a lock on the community row.
       const cap = this.config.WEBHOOK_MAX_ENDPOINTS_PER_COMMUNITY;
@@ -89,6 +129,8 @@ export class WebhookEndpointsService {
         retryScheduleMs: storedSchedule(dto.retrySchedule) ?? [],
         timeoutMs: dto.timeoutMs ?? null,
         filter: filter ?? null,
+        type: dto.type ?? 'http',
+        ...transport,
       });
       const secret = await this.secrets.create(tx, communityId, endpoint.id);
       return { ...this.view(endpoint), secret };
@@ -101,8 +143,14 @@ export class WebhookEndpointsService {
    * endpoint that is already active it changes nothing.
    */
   async update(communityId: string, id: string, dto: UpdateWebhookDto): Promise<WebhookDto> {
-    const url = dto.url === undefined ? undefined : await this.validUrl(dto.url);
+    // the type never changes, so a read before the transaction tells which url rules apply
+    const before = await this.store.find(communityId, id);
+    if (!before) throw Errors.notFound('Webhook endpoint');
+    const broker = await this.destinations.forUpdate(dto, before);
+    const url =
+      before.type !== 'http' ? broker?.url : dto.url === undefined ? undefined : await this.validUrl(dto.url);
     const filter = validFilter(dto.filter);
+    await this.transport.checkTokenUrl(dto);
     const updated = await this.prisma.$transaction(async (tx) => {
       const current = await this.store.find(communityId, id, tx);
       if (!current) throw Errors.notFound('Webhook endpoint');
@@ -117,6 +165,15 @@ export class WebhookEndpointsService {
                 this.secrets.openHeaders(current.customHeaders as SealedHeaders | null),
               ),
             );
+      const storedHeaders = () => this.secrets.openHeaders(current.customHeaders as SealedHeaders | null);
+      const transport =
+        current.type !== 'http'
+          ? { destination: broker?.destination }
+          : this.transport.seal(
+              dto,
+              { url: url ?? current.url, headers: headers ?? storedHeaders() },
+              current,
+            );
       return this.store.update(tx, communityId, id, {
         url,
         events: dto.events,
@@ -128,6 +185,7 @@ export class WebhookEndpointsService {
         timeoutMs: dto.timeoutMs,
         customHeaders: headers === undefined ? undefined : this.secrets.sealHeaders(headers),
         filter,
+        ...transport,
         ...(reEnable ? { disabledAt: null, consecutiveFailures: 0, failingSince: null } : {}),
       });
     });
@@ -139,18 +197,58 @@ export class WebhookEndpointsService {
    * schedule (ms) the delays it stands for.
    */
   private view<
-    T extends { customHeaders: unknown; ordering: string; retryScheduleMs: number[]; filter: unknown },
+    T extends {
+      customHeaders: unknown;
+      ordering: string;
+      retryScheduleMs: number[];
+      filter: unknown;
+      tls: unknown;
+      auth: unknown;
+      transportVersion: number;
+      type: string;
+      url: string;
+      destination: unknown;
+    },
   >(
     endpoint: T,
-  ): Omit<T, 'customHeaders' | 'ordering' | 'retryScheduleMs' | 'filter'> & {
+  ): Omit<
+    T,
+    | 'customHeaders'
+    | 'ordering'
+    | 'retryScheduleMs'
+    | 'filter'
+    | 'tls'
+    | 'auth'
+    | 'transportVersion'
+    | 'type'
+    | 'url'
+    | 'destination'
+  > & {
     headers: CustomHeaders;
     ordering: EndpointOrdering;
     retrySchedule: string[] | null;
     filter: FilterDocument | null;
-  } {
-    const { customHeaders, ordering, retryScheduleMs, filter, ...rest } = endpoint;
+  } & ReturnType<EndpointTransportFields['view']> &
+    DestinationView {
+    const {
+      customHeaders,
+      ordering,
+      retryScheduleMs,
+      filter,
+      tls,
+      auth,
+      transportVersion: _version,
+      type,
+      url,
+      destination,
+      ...rest
+    } = endpoint;
     return {
       ...rest,
+      // the type, the broker's names and the url with its credentials masked
+      ...this.destinations.view({ type, url, destination }),
+      // the client certificate's summary and the OAuth client with its secret masked
+      ...this.transport.view({ tls, auth }),
       // the column's CHECK constraint allows these values only
       ordering: ordering as EndpointOrdering,
       // written only after compileFilter accepted it

@@ -30,7 +30,7 @@ export class WebhookTestService {
     example?: SubscribableEvent,
   ): Promise<DeliveryView> {
     const endpoint = await this.endpoints.get(communityId, endpointId);
-    const customHeaders = await this.endpoints.headersToSend(communityId, endpointId);
+    const { customHeaders, transport } = await this.endpoints.sealedToSend(communityId, endpointId);
     const event: EventBody = example
       ? buildEventBody(example, communityId, EVENT_EXAMPLES[example] as never)
       : buildEventBody(TEST_EVENT, communityId, {
@@ -56,6 +56,7 @@ export class WebhookTestService {
       body: JSON.stringify(event),
       timestamp: new Date(event.timestamp),
       customHeaders,
+      transport,
       traceparent: span?.traceparent,
       // the probe waits as long as the endpoint's deliveries do
       timeoutMs: endpoint.timeoutMs ?? undefined,

@@ -134,7 +134,7 @@ export class WebhooksController {
   @ApiEndpoint({
     summary: 'Create an endpoint; data.secret is the signing secret, shown in this response only',
     description:
-      'url: https on port 443, no credentials, host resolving only to public addresses. Rate limit: burst 10, then 1 per 10 s per caller and community.',
+      'url: https on port 443, no credentials, host resolving only to public addresses; a rabbitmq or nats endpoint (type, plan feature webhook_brokers) takes an amqps:// or tls:// url whose credentials are stored encrypted. Rate limit: burst 10, then 1 per 10 s per caller and community.',
     auth: 'jwt',
     response: CreatedWebhookDto,
     status: HttpStatus.CREATED,
@@ -145,12 +145,13 @@ export class WebhooksController {
     @Body() dto: CreateWebhookDto,
     @CurrentTenant() tenant: TenantContext,
   ) {
-    return this.endpoints.create(communityOf(tenant, params), dto);
+    return this.endpoints.create(communityOf(tenant, params), dto, tenant.community);
   }
 
   @Patch(':webhookId')
   @ApiEndpoint({
     summary: 'Update an endpoint; isActive=true re-enables it (clears disabledAt and the failure counter)',
+    description: 'type is fixed at create: a different one is 400.',
     auth: 'jwt',
     response: WebhookDto,
     errors: [403, 404],

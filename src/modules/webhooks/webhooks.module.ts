@@ -11,6 +11,8 @@ import { PortalLinksController, PortalSessionsController } from './portal/portal
 import { PortalLinksService } from './portal/portal-links.service';
 import { PortalLinksStore } from './portal/portal-links.store';
 import { RequestedAttemptsStore } from './requested-attempts.store';
+import { EndpointTransportFields } from './endpoint-transport-fields';
+import { EndpointDestinationFields } from './endpoint-destination-fields';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookFiguresService } from './webhook-figures.service';
 import { WebhookResendService } from './webhook-resend.service';
@@ -46,6 +48,8 @@ import { WebhookReplaysStore } from './replays/webhook-replays.store';
       useFactory: (config: AppConfig) => DeliveryQueue.openedOnFirstUse(config),
     },
     WebhookEndpointsService,
+    EndpointTransportFields,
+    EndpointDestinationFields,
     WebhookFiguresService,
     WebhookTestService,
     WebhookResendService,

@@ -18,8 +18,8 @@ class ApiError(Exception):
 
     Attributes:
         status: HTTP status; 0 when no answer came.
-        code: the contract's error code (``UNAUTHORIZED``, ``FEATURE_NOT_AVAILABLE``,
-            ``RATE_LIMITED``, ...), ``NETWORK_ERROR`` or ``INVALID_RESPONSE``.
+        code: the service's error code (docs/api.md#http-contract: ``UNAUTHORIZED``,
+            ``FEATURE_NOT_AVAILABLE``, ``RATE_LIMITED``, ...), ``NETWORK_ERROR`` or ``INVALID_RESPONSE``.
         feature_key: the plan feature the community lacks (``FEATURE_NOT_AVAILABLE``).
         details: one entry per bad field (``VALIDATION_ERROR``).
         retry_after: seconds to wait before trying again (``RATE_LIMITED``), from the body or the
@@ -80,7 +80,8 @@ def parse_retry_after(value: Optional[str], now: Optional[float] = None) -> Opti
 def error_from_response(
     status: int, reason: str, headers: Mapping[str, str], body: Any, idempotency_key: Optional[str] = None
 ) -> ApiError:
-    """The error for a non-2xx answer, from the contract's body ``{success: false, error, code, ...}``."""
+    """The error for a non-2xx answer, from the error body ``{success: false, error, code, ...}``
+    (docs/api.md#http-contract)."""
     fields = body if isinstance(body, dict) else {}
     retry_after = fields.get("retryAfter")
     if isinstance(retry_after, bool) or not isinstance(retry_after, (int, float)):

@@ -395,6 +395,25 @@ class WebhookMessageExhaustedEvent(TypedDict):
     data: WebhookMessageExhaustedEventData
 
 
+class WebhookEndpointCertificateExpiringEventData(TypedDict):
+    endpointId: str
+    url: str
+    subject: str
+    fingerprintSha256: str
+    notAfter: str
+
+
+class WebhookEndpointCertificateExpiringEvent(TypedDict):
+    """An endpoint's client certificate (mutual TLS) expires within 14 days: raised once per certificate, so that it can be replaced before deliveries fail"""
+
+    id: str
+    type: Literal["webhook.endpoint.certificate_expiring"]
+    timestamp: str
+    communityId: str
+    subject: str
+    data: WebhookEndpointCertificateExpiringEventData
+
+
 class WebhookTestEventData(TypedDict):
     endpointId: str
     message: str
@@ -426,6 +445,7 @@ AnyWebhookEvent = Union[
     WebhookEndpointDisabledEvent,
     WebhookEndpointRecoveredEvent,
     WebhookMessageExhaustedEvent,
+    WebhookEndpointCertificateExpiringEvent,
     WebhookTestEvent,
 ]
 
@@ -445,6 +465,7 @@ WebhookEventType = Literal[
     "webhook.endpoint.disabled",
     "webhook.endpoint.recovered",
     "webhook.message.exhausted",
+    "webhook.endpoint.certificate_expiring",
     "webhook.test",
 ]
 

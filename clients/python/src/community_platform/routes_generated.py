@@ -680,8 +680,10 @@ class WebhooksRoutes(_Group):
     ) -> CreatedWebhook:
         """Create an endpoint; data.secret is the signing secret, shown in this response only
 
-        url: https on port 443, no credentials, host resolving only to public addresses. Rate limit:
-        burst 10, then 1 per 10 s per caller and community.
+        url: https on port 443, no credentials, host resolving only to public addresses; a rabbitmq
+        or nats endpoint (type, plan feature webhook_brokers) takes an amqps:// or tls:// url whose
+        credentials are stored encrypted. Rate limit: burst 10, then 1 per 10 s per caller and
+        community.
         """
         return self._http.request(
             "POST",
@@ -700,7 +702,10 @@ class WebhooksRoutes(_Group):
         idempotency_key: Optional[str] = None,
         **fields: Any,
     ) -> Webhook:
-        """Update an endpoint; isActive=true re-enables it (clears disabledAt and the failure counter)"""
+        """Update an endpoint; isActive=true re-enables it (clears disabledAt and the failure counter)
+
+        type is fixed at create: a different one is 400.
+        """
         return self._http.request(
             "PATCH",
             "/api/communities/{}/webhooks/{}".format(_seg(community_id), _seg(webhook_id)),

@@ -614,6 +614,39 @@ class CommunityMessagePage(TypedDict):
     limit: float
 
 
+class CertificateSummary(TypedDict):
+    #: when the certificate expires
+    notAfter: str
+    #: the subject's distinguished name, e.g. "CN=platform-client, O=Example"
+    subject: str
+
+
+class ClientCertificateSummary(TypedDict):
+    #: when the certificate expires
+    notAfter: str
+    #: SHA-256 fingerprint of the certificate, colon-separated hex pairs
+    fingerprintSha256: str
+    #: the subject's distinguished name, e.g. "CN=platform-client, O=Example"
+    subject: str
+
+
+class TlsView(TypedDict):
+    #: the CA certificates that replace the system roots for this endpoint; null: the system's
+    #: roots
+    caCertificates: Optional[List[CertificateSummary]]
+    clientCertificate: ClientCertificateSummary
+
+
+class AuthView(TypedDict):
+    type: Literal["oauth2_client_credentials"]
+    #: masked: "…" and its last 4 characters, or "…" alone under 9
+    clientSecret: str
+    scope: Optional[str]
+    audience: Optional[str]
+    tokenUrl: str
+    clientId: str
+
+
 #: Which of the subscribed events this endpoint is sent, matched against the delivered body. Keys
 #: are field names (at the top level type, timestamp, subject, data; an object descends into that
 #: field) or $and, $or (lists of filters) and $not (a filter). A field's value is a literal
@@ -623,7 +656,16 @@ WebhookFilter = Dict[str, Any]
 
 
 class WebhookListItem(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
+    #: "http", or the broker the endpoint publishes to (docs/api.md#broker-destinations); fixed
+    #: at create
+    type: Literal["http", "rabbitmq", "nats"]
+    #: rabbitmq: the exchange published to; null for other types
+    exchange: Optional[str]
+    #: rabbitmq: the routing key; null for other types
+    routingKey: Optional[str]
+    #: nats: the JetStream subject published to; null for other types
+    subject: Optional[str]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted", "webhook.endpoint.certificate_expiring"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
@@ -642,6 +684,11 @@ class WebhookListItem(TypedDict):
     timeoutMs: Optional[int]
     #: which of the subscribed events are sent (a filter document); null: every one
     filter: Optional[WebhookFilter]
+    #: mutual TLS: the client certificate's subject, fingerprint and expiry, and the CA
+    #: certificates; never the key. null: none
+    tls: Optional[TlsView]
+    #: OAuth 2.0 client credentials, the client secret masked; null: none
+    auth: Optional[AuthView]
     #: attempts whose outcome was recorded in the current hour and the 23 before (the figures
     #: route's 24h totals)
     attempts24h: float
@@ -649,6 +696,8 @@ class WebhookListItem(TypedDict):
     succeeded24h: float
     id: str
     communityId: str
+    #: where deliveries go; a broker url's credentials masked ("…" and the last 4 characters of
+    #: the password or token)
     url: str
     description: str
     #: false: deliveries are paused (by the user, or by the platform: see disabledAt)
@@ -664,7 +713,16 @@ class WebhookList(TypedDict):
 
 
 class CreatedWebhook(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
+    #: "http", or the broker the endpoint publishes to (docs/api.md#broker-destinations); fixed
+    #: at create
+    type: Literal["http", "rabbitmq", "nats"]
+    #: rabbitmq: the exchange published to; null for other types
+    exchange: Optional[str]
+    #: rabbitmq: the routing key; null for other types
+    routingKey: Optional[str]
+    #: nats: the JetStream subject published to; null for other types
+    subject: Optional[str]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted", "webhook.endpoint.certificate_expiring"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
@@ -683,10 +741,17 @@ class CreatedWebhook(TypedDict):
     timeoutMs: Optional[int]
     #: which of the subscribed events are sent (a filter document); null: every one
     filter: Optional[WebhookFilter]
+    #: mutual TLS: the client certificate's subject, fingerprint and expiry, and the CA
+    #: certificates; never the key. null: none
+    tls: Optional[TlsView]
+    #: OAuth 2.0 client credentials, the client secret masked; null: none
+    auth: Optional[AuthView]
     #: the signing secret (whsec_…), shown in this response only
     secret: str
     id: str
     communityId: str
+    #: where deliveries go; a broker url's credentials masked ("…" and the last 4 characters of
+    #: the password or token)
     url: str
     description: str
     #: false: deliveries are paused (by the user, or by the platform: see disabledAt)
@@ -697,15 +762,65 @@ class CreatedWebhook(TypedDict):
     updatedAt: str
 
 
+class TlsInputRequired(TypedDict):
+    #: PEM: the client certificate, optionally followed by its intermediate certificates; not
+    #: expired
+    clientCertificate: str
+    #: PEM: the certificate's unencrypted private key. Write-only: stored encrypted, never
+    #: returned
+    clientKey: str
+
+
+class TlsInput(TlsInputRequired, total=False):
+    #: PEM: one or more CA certificates that replace the system's roots for this endpoint's
+    #: server certificate; null or left out: the system's roots
+    caCertificates: Optional[str]
+
+
+class OAuthInputRequired(TypedDict):
+    type: Literal["oauth2_client_credentials"]
+    #: the token endpoint: https on port 443, public addresses only, as a target URL; redirects
+    #: are not followed
+    tokenUrl: str
+    clientId: str
+    #: write-only: stored encrypted; reads show it masked like a custom header value, and a
+    #: PATCH that sends the masked value back keeps it
+    clientSecret: str
+
+
+class OAuthInput(OAuthInputRequired, total=False):
+    #: sent as the token request's `scope`
+    scope: Optional[str]
+    #: sent as the token request's `audience` (some providers require it)
+    audience: Optional[str]
+
+
 class CreateWebhookRequired(TypedDict):
     #: subscribed event names: a non-empty list without repeats, from GET
     #: /api/webhooks/event-types
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
-    #: https URL on port 443 whose host resolves only to public addresses
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted", "webhook.endpoint.certificate_expiring"]]
+    #: http: an https URL on port 443 whose host resolves only to public addresses; rabbitmq:
+    #: amqps://[user:password@]host[:port][/vhost]; nats: tls://[user:password@ or
+    #: token@]host[:port]. A broker's host obeys the same address rules, on any port
     url: str
 
 
 class CreateWebhook(CreateWebhookRequired, total=False):
+    #: "http" POSTs each delivery to url; "rabbitmq" publishes it to exchange with routingKey
+    #: (persistent, with publisher confirms) at an amqps:// url; "nats" publishes it to subject
+    #: through JetStream at a tls:// url. The body is the same JSON; webhook-id,
+    #: webhook-timestamp, webhook-signature and the custom headers are message headers.
+    #: Credentials in a broker url are stored encrypted and shown masked. Fixed at create; a
+    #: rabbitmq or nats endpoint needs the plan feature webhook_brokers; default: "http"
+    type: Literal["http", "rabbitmq", "nats"]
+    #: rabbitmq only, required there: the exchange to publish to ("" is the default exchange);
+    #: letters, digits, - _ . :
+    exchange: Optional[str]
+    #: rabbitmq only, required there: the routing key, at most 255 bytes
+    routingKey: Optional[str]
+    #: nats only, required there: the subject to publish to, which a JetStream stream must
+    #: capture; dot-separated tokens without spaces or wildcards
+    subject: Optional[str]
     #: custom headers sent with every delivery and test, name → value: up to 20; names are HTTP
     #: tokens, and names the platform sets (webhook-*, content-type, content-length, host,
     #: user-agent, traceparent, tracestate) or that belong to the connection (connection,
@@ -732,13 +847,31 @@ class CreateWebhook(CreateWebhookRequired, total=False):
     #: are not attempted, logged nor counted as missed (the test route ignores it). null: every
     #: subscribed event; default: null
     filter: Optional[WebhookFilter]
+    #: mutual TLS: the client certificate (PEM) and its key the platform presents to the
+    #: receiver, and optionally the CA certificates that replace the system roots for it; https
+    #: targets only. The key is never returned; default: null
+    tls: Optional[TlsInput]
+    #: OAuth 2.0 client credentials: the platform gets a token from tokenUrl
+    #: (client_secret_basic), keeps it for every worker until 30 s before it expires and sends
+    #: it as Authorization: Bearer; with auth set, authorization is refused as a custom header;
+    #: default: null
+    auth: Optional[OAuthInput]
     description: str
     #: community id or slug
     communityId: str
 
 
 class Webhook(TypedDict):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
+    #: "http", or the broker the endpoint publishes to (docs/api.md#broker-destinations); fixed
+    #: at create
+    type: Literal["http", "rabbitmq", "nats"]
+    #: rabbitmq: the exchange published to; null for other types
+    exchange: Optional[str]
+    #: rabbitmq: the routing key; null for other types
+    routingKey: Optional[str]
+    #: nats: the JetStream subject published to; null for other types
+    subject: Optional[str]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted", "webhook.endpoint.certificate_expiring"]]
     #: set when the platform auto-disabled the endpoint; cleared on re-enable
     disabledAt: Optional[str]
     failingSince: Optional[str]
@@ -757,8 +890,15 @@ class Webhook(TypedDict):
     timeoutMs: Optional[int]
     #: which of the subscribed events are sent (a filter document); null: every one
     filter: Optional[WebhookFilter]
+    #: mutual TLS: the client certificate's subject, fingerprint and expiry, and the CA
+    #: certificates; never the key. null: none
+    tls: Optional[TlsView]
+    #: OAuth 2.0 client credentials, the client secret masked; null: none
+    auth: Optional[AuthView]
     id: str
     communityId: str
+    #: where deliveries go; a broker url's credentials masked ("…" and the last 4 characters of
+    #: the password or token)
     url: str
     description: str
     #: false: deliveries are paused (by the user, or by the platform: see disabledAt)
@@ -770,7 +910,17 @@ class Webhook(TypedDict):
 
 
 class UpdateWebhook(TypedDict, total=False):
-    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]]
+    #: fixed at create: only the stored type is accepted (any other is 400)
+    type: Literal["http", "rabbitmq", "nats"]
+    #: rabbitmq only, required there: the exchange to publish to ("" is the default exchange);
+    #: letters, digits, - _ . :
+    exchange: Optional[str]
+    #: rabbitmq only, required there: the routing key, at most 255 bytes
+    routingKey: Optional[str]
+    #: nats only, required there: the subject to publish to, which a JetStream stream must
+    #: capture; dot-separated tokens without spaces or wildcards
+    subject: Optional[str]
+    events: List[Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted", "webhook.endpoint.certificate_expiring"]]
     #: replaces the custom headers ({} removes them all): up to 20; names are HTTP tokens, and
     #: names the platform sets (webhook-*, content-type, content-length, host, user-agent,
     #: traceparent, tracestate) or that belong to the connection (connection, transfer-encoding,
@@ -799,6 +949,19 @@ class UpdateWebhook(TypedDict, total=False):
     #: are not attempted, logged nor counted as missed (the test route ignores it). null: every
     #: subscribed event; null removes it. Applies to events relayed after the change
     filter: Optional[WebhookFilter]
+    #: mutual TLS: the client certificate (PEM) and its key the platform presents to the
+    #: receiver, and optionally the CA certificates that replace the system roots for it; https
+    #: targets only. The key is never returned. Replaces the whole setting (send the key again);
+    #: null removes it
+    tls: Optional[TlsInput]
+    #: OAuth 2.0 client credentials: the platform gets a token from tokenUrl
+    #: (client_secret_basic), keeps it for every worker until 30 s before it expires and sends
+    #: it as Authorization: Bearer; with auth set, authorization is refused as a custom header.
+    #: Replaces the whole setting (a client secret sent back masked keeps the stored one); null
+    #: removes it
+    auth: Optional[OAuthInput]
+    #: the rules of the endpoint's type (see create). A broker url sent back as a read showed it
+    #: (credentials masked) keeps the stored credentials; one without credentials removes them
     url: str
     description: str
     #: false pauses deliveries; true re-enables (an auto-disabled endpoint gets disabledAt and
@@ -953,7 +1116,7 @@ class RotatedSecret(TypedDict):
 class SendTest(TypedDict, total=False):
     #: send the catalog's example of this event type instead of webhook.test (any subscribable
     #: type)
-    eventType: Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted"]
+    eventType: Literal["community.updated", "tweet.created", "tweet.updated", "tweet.deleted", "comment.created", "like.created", "member.joined", "member.updated", "customization.updated", "embed.session.created", "webhook.endpoint.failing", "webhook.endpoint.disabled", "webhook.endpoint.recovered", "webhook.message.exhausted", "webhook.endpoint.certificate_expiring"]
 
 
 class WebhookTestFailedBodyRequired(TypedDict):
@@ -1059,6 +1222,15 @@ class Replay(TypedDict):
     state: Literal["queued", "running", "done", "cancelled"]
     #: when it was done or cancelled; null before
     finishedAt: Optional[str]
+    #: the endpoints it replays to: those the request named, or every endpoint the community had
+    #: then
+    endpointIds: List[str]
+    #: the event types it selects; null: every type
+    eventTypes: Optional[List[str]]
+    #: the latest attempt's state it selects
+    status: Literal["FAILED", "SUCCESS", "ANY"]
+    #: the answers it selects (codes as text, classes, "network"); null: any
+    responseStatus: Optional[List[str]]
     #: the messages × endpoints the selection held when the replay was created
     total: float
     #: attempts the replay queued so far (each message at most once per endpoint)
@@ -1067,6 +1239,10 @@ class Replay(TypedDict):
     #: was written meanwhile
     skipped: float
     createdAt: str
+    #: the start of the window of event raise times, inclusive, as created
+    since: str
+    #: the end of the window, exclusive (the creation time when the request gave none)
+    until: str
 
 
 class EventType(TypedDict):
@@ -1168,10 +1344,13 @@ __all__ = [
     "AddedMember",
     "Advertisement",
     "ApiKey",
+    "AuthView",
     "Branding",
     "BulkMembers",
     "BulkMembersResult",
+    "CertificateSummary",
     "ChangeRole",
+    "ClientCertificateSummary",
     "Comment",
     "Community",
     "CommunityMessage",
@@ -1218,6 +1397,7 @@ __all__ = [
     "Message",
     "MessageAtEndpoint",
     "MessagePage",
+    "OAuthInput",
     "ParentType",
     "Plan",
     "PortalCommunities",
@@ -1240,6 +1420,8 @@ __all__ = [
     "Task",
     "TaskStatus",
     "TenantBody",
+    "TlsInput",
+    "TlsView",
     "TokenPair",
     "TokenUser",
     "Tweet",

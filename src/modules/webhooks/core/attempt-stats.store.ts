@@ -25,7 +25,8 @@ export interface AttemptStatsHours {
  * the SQL function webhook_count_attempts (in the migrations), which the statements that record an
  * attempt's outcome call inside themselves (the worker's finish, the FIFO claim, the test route's
  * finish), so the figures commit with the outcomes in the same round trip. Here: the reads, which cost
- * at most one row per endpoint and hour whatever the delivery log's size, and the pruner's delete.
+ * at most one row per endpoint and hour whatever the delivery log's size and, as reads that tolerate
+ * lag, go to DATABASE_READ_URL when it is set (docs/architecture.md#read-replicas); and the pruner's delete.
  */
 @Injectable()
 export class AttemptStatsStore {
@@ -40,27 +41,27 @@ export class AttemptStatsStore {
     endpointId: string,
     hours: number,
   ): Promise<AttemptStatsHours | null> {
-    const rows = await this.prisma.$queryRaw<
-      {
-        current_hour: Date;
-        bounds: number[];
-        found: boolean;
-        bucket_start: Date | null;
-        attempts: number | null;
-        succeeded: number | null;
-        failed: number | null;
-        latency_counts: number[] | null;
-      }[]
-    >`
-      SELECT date_trunc('hour', now(), 'UTC') AS current_hour, webhook_latency_bounds() AS bounds,
-             EXISTS (SELECT 1 FROM webhook_endpoints
-                     WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid) AS found,
-             s.bucket_start, s.attempts, s.succeeded, s.failed, s.latency_counts
-      FROM (SELECT 1) one
-      LEFT JOIN webhook_attempt_stats s
-        ON s.community_id = ${communityId}::uuid AND s.endpoint_id = ${endpointId}::uuid
-       AND s.bucket_start > date_trunc('hour', now(), 'UTC') - ${hours} * interval '1 hour'
-      ORDER BY s.bucket_start`;
+    const { rows } = await this.prisma.lagTolerantQuery<{
+      current_hour: Date;
+      bounds: number[];
+      found: boolean;
+      bucket_start: Date | null;
+      attempts: number | null;
+      succeeded: number | null;
+      failed: number | null;
+      latency_counts: number[] | null;
+    }>(
+      'endpoint_hours',
+      `SELECT date_trunc('hour', now(), 'UTC') AS current_hour, webhook_latency_bounds() AS bounds,
+              EXISTS (SELECT 1 FROM webhook_endpoints WHERE community_id = $1::uuid AND id = $2::uuid) AS found,
+              s.bucket_start, s.attempts, s.succeeded, s.failed, s.latency_counts
+       FROM (SELECT 1) one
+       LEFT JOIN webhook_attempt_stats s
+         ON s.community_id = $1::uuid AND s.endpoint_id = $2::uuid
+        AND s.bucket_start > date_trunc('hour', now(), 'UTC') - $3::int * interval '1 hour'
+       ORDER BY s.bucket_start`,
+      [communityId, endpointId, hours],
+    );
     const first = rows[0];
     if (!first.found) return null;
     return {
@@ -86,12 +87,19 @@ export class AttemptStatsStore {
     communityId: string,
     hours: number,
   ): Promise<Map<string, { attempts: number; succeeded: number }>> {
-    const rows = await this.prisma.$queryRaw<{ endpoint_id: string; attempts: number; succeeded: number }[]>`
-      SELECT endpoint_id, sum(attempts)::int AS attempts, sum(succeeded)::int AS succeeded
-      FROM webhook_attempt_stats
-      WHERE community_id = ${communityId}::uuid
-        AND bucket_start > date_trunc('hour', now(), 'UTC') - ${hours} * interval '1 hour'
-      GROUP BY endpoint_id`;
+    const { rows } = await this.prisma.lagTolerantQuery<{
+      endpoint_id: string;
+      attempts: number;
+      succeeded: number;
+    }>(
+      'endpoint_recent_outcomes',
+      `SELECT endpoint_id, sum(attempts)::int AS attempts, sum(succeeded)::int AS succeeded
+       FROM webhook_attempt_stats
+       WHERE community_id = $1::uuid
+         AND bucket_start > date_trunc('hour', now(), 'UTC') - $2::int * interval '1 hour'
+       GROUP BY endpoint_id`,
+      [communityId, hours],
+    );
     return new Map(rows.map((r) => [r.endpoint_id, { attempts: r.attempts, succeeded: r.succeeded }]));
   }
 

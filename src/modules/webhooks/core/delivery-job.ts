@@ -40,7 +40,8 @@ const HOUR_S = 3600;
  * Finished jobs are kept a while (bounded by count and age) so that a duplicate add within that
  * window is recognised by its id; the delivery log in PostgreSQL is the lasting record.
  * `attempts` covers infrastructure errors only (database down mid-job): a target's failure is
- * never thrown, it is recorded and retried on the contract's schedule as a new job.
+ * never thrown, it is recorded and retried on the endpoint's schedule (docs/product-decisions.md#5-webhooks)
+ * as a new job.
  */
 export const DELIVERY_JOB_OPTIONS: JobsOptions = {
   removeOnComplete: { age: 24 * HOUR_S, count: 50_000 },

@@ -3,6 +3,9 @@ import { Prisma } from '../../../generated/prisma/client';
 import { PrismaService, Tx } from '../../../prisma/prisma.service';
 import type { FilterDocument } from './filter/event-filter';
 import type { SealedHeaders } from './secrets/endpoint-headers';
+import type { StoredAuth } from './http-transport/endpoint-auth';
+import type { StoredTls } from './http-transport/endpoint-tls';
+import type { EndpointType, StoredDestination } from './broker-transport/broker-destination';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
 export interface EndpointState {
@@ -22,6 +25,8 @@ export interface EndpointState {
   retry_schedule_ms: number[];
   /** the send's timeout in ms; null: the platform's */
   timeout_ms: number | null;
+  /** the version of its tls and auth (0: never set); the sender reads them once per version */
+  transport_version: number;
 }
 
 /** How an endpoint's deliveries go out (docs/api.md#webhooks, "Ordering"). */
@@ -47,12 +52,45 @@ export const WEBHOOK_SELECT = {
   retryScheduleMs: true,
   timeoutMs: true,
   filter: true,
+  // the key and the client secret sealed: the service shows summaries and a mask, never these
+  tls: true,
+  auth: true,
+  transportVersion: true,
+  type: true,
+  // the credentials sealed: the service shows them masked in the url, never this
+  destination: true,
   createdAt: true,
   updatedAt: true,
 } as const;
 
+/** An endpoint's tls, auth and broker destination as a write sets them: undefined leaves each as it is. */
+export interface TransportWrite {
+  tls?: { stored: StoredTls; notAfter: Date } | null;
+  auth?: StoredAuth | null;
+  /** a broker endpoint's names and sealed credentials (docs/api.md#broker-destinations); never null once set */
+  destination?: StoredDestination;
+}
+
+/** The columns a TransportWrite sets; a change of any is a new transport_version. */
+function transportData(write: TransportWrite) {
+  const { tls, auth, destination } = write;
+  if (tls === undefined && auth === undefined && destination === undefined) return {};
+  return {
+    ...(tls === undefined
+      ? {}
+      : {
+          tls: jsonOrNull(tls?.stored ?? null),
+          tlsNotAfter: tls?.notAfter ?? null,
+          tlsExpiryAnnounced: false,
+        }),
+    ...(auth === undefined ? {} : { auth: jsonOrNull(auth) }),
+    ...(destination === undefined ? {} : { destination: jsonOrNull(destination) }),
+    transportVersion: { increment: 1 },
+  };
+}
+
 function jsonOrNull(
-  value: SealedHeaders | FilterDocument | null,
+  value: SealedHeaders | FilterDocument | StoredTls | StoredAuth | StoredDestination | null,
 ): Prisma.InputJsonValue | typeof Prisma.DbNull {
   return value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue);
 }
@@ -134,15 +172,20 @@ export class WebhookEndpointsStore {
       timeoutMs?: number | null;
       /** validated (compileFilter); null: every subscribed event */
       filter?: FilterDocument | null;
-    },
+      /** fixed from here on; a broker type comes with its destination */
+      type?: EndpointType;
+    } & TransportWrite,
   ) {
-    const { customHeaders, filter, ...rest } = data;
+    const { customHeaders, filter, tls, auth, destination, ...rest } = data;
+    const transport = transportData({ tls: tls ?? undefined, auth: auth ?? undefined, destination });
     return tx.webhookEndpoint.create({
       data: {
         communityId,
         ...rest,
         customHeaders: jsonOrNull(customHeaders ?? null),
         filter: jsonOrNull(filter ?? null),
+        ...transport,
+        ...('transportVersion' in transport ? { transportVersion: 1 } : {}),
       },
       select: WEBHOOK_SELECT,
     });
@@ -172,9 +215,9 @@ export class WebhookEndpointsStore {
       timeoutMs?: number | null;
       /** undefined: unchanged; null: every subscribed event. A new value is a new version (the relay's check) */
       filter?: FilterDocument | null;
-    },
+    } & TransportWrite,
   ) {
-    const { customHeaders, filter, ...rest } = data;
+    const { customHeaders, filter, tls, auth, destination, ...rest } = data;
     return tx.webhookEndpoint.update({
       where: { communityId_id: { communityId, id } },
       data: {
@@ -182,6 +225,7 @@ export class WebhookEndpointsStore {
         ...(customHeaders === undefined ? {} : { customHeaders: jsonOrNull(customHeaders) }),
         ...(filter === undefined ? {} : { filter: jsonOrNull(filter), filterVersion: { increment: 1 } }),
         ...(data.ordering === 'fifo' ? { fifoClaim: null } : {}),
+        ...transportData({ tls, auth, destination }),
       },
       select: WEBHOOK_SELECT,
     });

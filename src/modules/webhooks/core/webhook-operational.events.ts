@@ -1,6 +1,9 @@
 import { defineEvent } from '../../events/define-event';
 import { uuid } from '../../events/payload-schema';
 
+/** How long before a client certificate's notAfter webhook.endpoint.certificate_expiring is raised. */
+export const CERTIFICATE_WARNING_DAYS = 14;
+
 const ENDPOINT_ID = '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b';
 const URL_EXAMPLE = 'https://hooks.example.com/community';
 const endpointId = {
@@ -96,6 +99,37 @@ export const WEBHOOK_OPERATIONAL_EVENTS = [
       messageId: 'msg_01JD5Z4M8Q2V3X9K7T6R5P4N3B',
       eventType: 'tweet.created',
       attempts: 8,
+    },
+    subject: ['endpointId'],
+  }),
+  defineEvent({
+    type: 'webhook.endpoint.certificate_expiring',
+    description: `An endpoint's client certificate (mutual TLS) expires within ${CERTIFICATE_WARNING_DAYS} days: raised once per certificate, so that it can be replaced before deliveries fail`,
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['endpointId', 'url', 'subject', 'fingerprintSha256', 'notAfter'],
+      properties: {
+        endpointId,
+        url,
+        subject: {
+          type: 'string',
+          description: "the certificate's subject, e.g. CN=platform-client, O=Example",
+        },
+        fingerprintSha256: {
+          type: 'string',
+          description: "the certificate's SHA-256 fingerprint (colon-separated hex pairs)",
+        },
+        notAfter: { type: 'string', format: 'date-time', description: 'when the certificate expires' },
+      },
+    },
+    example: {
+      endpointId: ENDPOINT_ID,
+      url: URL_EXAMPLE,
+      subject: 'CN=platform-client, O=Example',
+      fingerprintSha256:
+        '3A:5F:0C:9E:41:7B:D2:88:16:C4:2E:9A:B0:73:5D:E1:0F:66:A9:3C:71:B8:24:E5:9D:0A:C7:52:13:8E:F4:6B',
+      notAfter: '2026-12-19T12:00:00.000Z',
     },
     subject: ['endpointId'],
   }),

@@ -37,6 +37,23 @@ import {
 } from './delivery-settings.fields';
 import type { FilterDocument } from '../core/filter/event-filter';
 import { FilterField } from './webhook-filter.schema';
+import {
+  AUTH_RULES,
+  AuthField,
+  type OAuthInputDto,
+  TLS_RULES,
+  TlsField,
+  type TlsInputDto,
+} from './endpoint-transport.fields';
+import {
+  BrokerNameField,
+  EndpointTypeField,
+  EXCHANGE_RULES,
+  ROUTING_KEY_RULES,
+  SUBJECT_RULES,
+  TYPE_RULES,
+} from './broker-destination.fields';
+import type { EndpointType } from '../core/broker-transport/broker-destination';
 
 export const MAX_URL_LENGTH = 2048;
 /** An endpoint's rate limit, in deliveries per second (docs/api.md#webhooks). */
@@ -198,10 +215,22 @@ export class RecoverDeliveriesDto extends TenantBodyDto {
 }
 
 export class CreateWebhookDto extends TenantBodyDto {
-  /** https URL on port 443 whose host resolves only to public addresses */
+  @EndpointTypeField(`${TYPE_RULES}; default: "http"`)
+  type?: EndpointType;
+
+  /** http: an https URL on port 443 whose host resolves only to public addresses; rabbitmq: amqps://[user:password@]host[:port][/vhost]; nats: tls://[user:password@ or token@]host[:port]. A broker's host obeys the same address rules, on any port */
   @IsString()
   @MaxLength(MAX_URL_LENGTH)
   url: string;
+
+  @BrokerNameField(EXCHANGE_RULES, 'community-events')
+  exchange?: string | null;
+
+  @BrokerNameField(ROUTING_KEY_RULES, 'webhooks.tweet')
+  routingKey?: string | null;
+
+  @BrokerNameField(SUBJECT_RULES, 'community.events')
+  subject?: string | null;
 
   /** subscribed event names: a non-empty list without repeats, from GET /api/webhooks/event-types */
   @ApiProperty({ enum: SUBSCRIBABLE_EVENTS, isArray: true })
@@ -237,13 +266,32 @@ export class CreateWebhookDto extends TenantBodyDto {
   timeoutMs?: number | null;
   @FilterField(`${FILTER_RULES}; default: null`)
   filter?: FilterDocument | null;
+
+  @TlsField(`${TLS_RULES}; default: null`)
+  tls?: TlsInputDto | null;
+
+  @AuthField(`${AUTH_RULES}; default: null`)
+  auth?: OAuthInputDto | null;
 }
 
 export class UpdateWebhookDto extends TenantBodyDto {
+  @EndpointTypeField('fixed at create: only the stored type is accepted (any other is 400)')
+  type?: EndpointType;
+
+  /** the rules of the endpoint's type (see create). A broker url sent back as a read showed it (credentials masked) keeps the stored credentials; one without credentials removes them */
   @OptionalNotNull()
   @IsString()
   @MaxLength(MAX_URL_LENGTH)
   url?: string;
+
+  @BrokerNameField(EXCHANGE_RULES, 'community-events')
+  exchange?: string | null;
+
+  @BrokerNameField(ROUTING_KEY_RULES, 'webhooks.tweet')
+  routingKey?: string | null;
+
+  @BrokerNameField(SUBJECT_RULES, 'community.events')
+  subject?: string | null;
 
   @ApiPropertyOptional({ enum: SUBSCRIBABLE_EVENTS, isArray: true })
   @OptionalNotNull()
@@ -285,4 +333,12 @@ export class UpdateWebhookDto extends TenantBodyDto {
   timeoutMs?: number | null;
   @FilterField(`${FILTER_RULES}; null removes it. Applies to events relayed after the change`)
   filter?: FilterDocument | null;
+
+  @TlsField(`${TLS_RULES}. Replaces the whole setting (send the key again); null removes it`)
+  tls?: TlsInputDto | null;
+
+  @AuthField(
+    `${AUTH_RULES}. Replaces the whole setting (a client secret sent back masked keeps the stored one); null removes it`,
+  )
+  auth?: OAuthInputDto | null;
 }

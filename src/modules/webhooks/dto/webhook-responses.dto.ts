@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { ENDPOINT_TYPES, type EndpointType } from '../core/broker-transport/broker-destination';
+import { BrokerNameReadField } from './broker-destination.fields';
 import { DeliveryStatus } from '../../../generated/prisma/enums';
 import { ErrorBodyDto } from '../../../common/http/api-docs';
 import { SUBSCRIBABLE_EVENTS } from '../../events/event-catalog';
@@ -6,12 +8,23 @@ import { ENDPOINT_ORDERINGS, type EndpointOrdering } from '../core/webhook-endpo
 import { FIGURE_PERIODS, type FigurePeriod } from '../attempt-figures';
 import type { FilterDocument } from '../core/filter/event-filter';
 import { FilterReadField } from './webhook-filter.schema';
+import { AuthViewDto, TlsViewDto } from './endpoint-transport.fields';
 
 /** A webhook endpoint as every read route shows it: never its secret. */
 export class WebhookDto {
   id: string;
   communityId: string;
+  /** "http", or the broker the endpoint publishes to (docs/api.md#broker-destinations); fixed at create */
+  @ApiProperty({ enum: ENDPOINT_TYPES })
+  type: EndpointType;
+  /** where deliveries go; a broker url's credentials masked ("…" and the last 4 characters of the password or token) */
   url: string;
+  @BrokerNameReadField('rabbitmq: the exchange published to; null for other types')
+  exchange: string | null;
+  @BrokerNameReadField('rabbitmq: the routing key; null for other types')
+  routingKey: string | null;
+  @BrokerNameReadField('nats: the JetStream subject published to; null for other types')
+  subject: string | null;
   @ApiProperty({ enum: SUBSCRIBABLE_EVENTS, isArray: true })
   events: string[];
   description: string;
@@ -47,6 +60,12 @@ export class WebhookDto {
   timeoutMs: number | null;
   @FilterReadField()
   filter: FilterDocument | null;
+  /** mutual TLS: the client certificate's subject, fingerprint and expiry, and the CA certificates; never the key. null: none */
+  @ApiProperty({ type: TlsViewDto, nullable: true })
+  tls: TlsViewDto | null;
+  /** OAuth 2.0 client credentials, the client secret masked; null: none */
+  @ApiProperty({ type: AuthViewDto, nullable: true })
+  auth: AuthViewDto | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -256,7 +275,10 @@ export class EventTypesDto {
   testEvent: EventTypeDto;
 }
 
-/** The 500 of a failed test delivery: the contract's error body with the logged attempt as `data`. */
+/**
+ * The 500 of a failed test delivery: the error body (docs/product-decisions.md#1-responses-and-errors)
+ * with the logged attempt as `data`.
+ */
 export class WebhookTestFailedBodyDto extends ErrorBodyDto {
   @ApiProperty({ type: DeliveryDto, description: 'the attempt as logged (status FAILED, with its error)' })
   data: DeliveryDto;

@@ -161,7 +161,7 @@ const TRACEPARENT_OF_HEAD = `,
  * (url, is_active, …) stay unambiguous.
  */
 const SETTINGS_OF_ENDPOINT = `
-             LEFT JOIN (SELECT w.retry_schedule_ms, w.timeout_ms FROM webhook_endpoints w
+             LEFT JOIN (SELECT w.retry_schedule_ms, w.timeout_ms, w.transport_version FROM webhook_endpoints w
                         WHERE w.community_id = $1::uuid AND w.id = $2::uuid) settings ON true`;
 /** The most calls one of those statements carries. */
 export const HOT_PATH_BATCH_SIZE = 500;
@@ -237,7 +237,7 @@ export class DeliveryAttemptsStore {
       )
       SELECT c.id AS delivery_id, c.endpoint_id, c.message_id, c.attempt, c.request_id, c.traceparent,
              e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             e.custom_headers, e.rate_limit, e.ordering, e.retry_schedule_ms, e.timeout_ms,
+             e.custom_headers, e.rate_limit, e.ordering, e.retry_schedule_ms, e.timeout_ms, e.transport_version,
              ${SECRETS_VERSION} AS secrets_version
       FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id`,
       [
@@ -279,7 +279,7 @@ export class DeliveryAttemptsStore {
     const rows = await this.prisma.$queryRaw<ClaimRow[]>`
       WITH endpoint AS (
         SELECT id, community_id, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
-               custom_headers, rate_limit, ordering, retry_schedule_ms, timeout_ms
+               custom_headers, rate_limit, ordering, retry_schedule_ms, timeout_ms, transport_version
         FROM webhook_endpoints WHERE community_id = ${communityId}::uuid AND id = ${endpointId}::uuid
       ), claimed AS (
         -- a FIFO endpoint's attempts are claimed only as its queue's head (claimFifoHead)
@@ -303,7 +303,7 @@ export class DeliveryAttemptsStore {
         RETURNING id
       )
       SELECT e.url, e.is_active, e.disabled_at, e.consecutive_failures, e.failing_since, e.last_success_at,
-             e.custom_headers, e.rate_limit, e.ordering, e.retry_schedule_ms, e.timeout_ms,
+             e.custom_headers, e.rate_limit, e.ordering, e.retry_schedule_ms, e.timeout_ms, e.transport_version,
              COALESCE((SELECT id FROM claimed), (SELECT id FROM inserted)) AS delivery_id,
              (SELECT request_id FROM claimed) AS request_id,
              (SELECT traceparent FROM claimed) AS traceparent,
@@ -349,7 +349,7 @@ export class DeliveryAttemptsStore {
       text: `SELECT finished, outcome, delivery_id, message_id, event_type, attempt, request_id, outbox_id::text,
                     payload, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
                     custom_headers, rate_limit, ordering, secrets_version, retry_schedule_ms,
-                    timeout_ms${traced ? TRACEPARENT_OF_HEAD : ''}
+                    timeout_ms, transport_version${traced ? TRACEPARENT_OF_HEAD : ''}
              FROM webhook_claim_fifo_head($1::uuid, $2::uuid, $3::uuid, $4::int, $5::text, $6::int) f${SETTINGS_OF_ENDPOINT}`,
       values: [
         communityId,

@@ -3,8 +3,9 @@ import { Module } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
 import { EventsModule } from '../../events/events.module';
-import { WEBHOOK_DNS_LOOKUP, WebhookSender } from '../core/delivery/webhook-sender.service';
-import type { ResolveAll } from '../core/delivery/url-safety';
+import { WebhookSender } from '../core/delivery/webhook-sender.service';
+import { HttpTransport } from '../core/http-transport/http-transport.service';
+import { BrokerTransports } from '../core/broker-transport/broker-transports.service';
 import { WebhookSecretsService } from '../core/secrets/webhook-secrets.service';
 import { WebhooksCoreModule } from '../core/webhooks-core.module';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
@@ -31,6 +32,7 @@ import { ReplayBatchesStore } from './replay-batches.store';
 import { ReplayRunner } from './replay-runner.service';
 import { WorkerMetrics } from './worker-metrics';
 import { WorkerRuntime } from './worker-runtime.service';
+import { CertificateExpiry } from './certificate-expiry.service';
 
 /** The outbox relay, the delivery processor and the sweep. Imported by WorkerModule only, never by the API. */
 @Module({
@@ -61,9 +63,13 @@ import { WorkerRuntime } from './worker-runtime.service';
     // the shared sender, signing with those
     {
       provide: DELIVERY_SENDER,
-      inject: [CachedLiveSecrets, AppConfig, WEBHOOK_DNS_LOOKUP],
-      useFactory: (secrets: CachedLiveSecrets, config: AppConfig, resolve: ResolveAll) =>
-        new WebhookSender(secrets, config, resolve),
+      inject: [CachedLiveSecrets, AppConfig, HttpTransport, BrokerTransports],
+      useFactory: (
+        secrets: CachedLiveSecrets,
+        config: AppConfig,
+        transport: HttpTransport,
+        brokers: BrokerTransports,
+      ) => new WebhookSender(secrets, config, transport, brokers),
     },
     DeliveryAttemptsStore,
     DeliverySweepStore,
@@ -85,6 +91,7 @@ import { WorkerRuntime } from './worker-runtime.service';
     WorkerMetrics,
     ReplayBatchesStore,
     ReplayRunner,
+    CertificateExpiry,
   ],
   exports: [WorkerRuntime],
 })

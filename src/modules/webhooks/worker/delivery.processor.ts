@@ -327,6 +327,8 @@ export class DeliveryProcessor extends WorkerHost {
         traceparent: span?.traceparent,
         // the endpoint's own, as the claim read it; null: WEBHOOK_TIMEOUT
         timeoutMs: endpoint.timeout_ms ?? undefined,
+        // its client certificate and OAuth client, loaded once per version by the transport
+        transport: { version: endpoint.transport_version ?? 0 },
       })
       .finally(() => {
         // the rate limit counts this send until a window after now, when its request has certainly

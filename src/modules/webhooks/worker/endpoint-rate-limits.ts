@@ -112,7 +112,8 @@ export type RateTake = { startId: string; waitMs?: undefined } | { startId?: und
  * holds no worker slot meanwhile and is not a failure. A send that started counts in the budget from
  * its start until a window after its request ended (see TAKE_LUA): the limit then holds in every
  * second of the receiver's own clock, across workers, at the cost of the request's duration per
- * `rate` sends (a receiver that answers in 20 ms gets about 98% of its limit).
+ * `rate` sends (each send holds its place for a second plus its request's duration d, so a receiver
+ * gets 1 / (1 + d in seconds) of its limit).
  */
 @Injectable()
 export class EndpointRateLimits implements OnApplicationShutdown {

@@ -7,6 +7,7 @@ import { closeRedisClient } from '../../../redis/redis-client';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import { slotsRedis, type SlotsRedis } from './endpoint-slot-scripts';
+import { type EndpointState, LocalEndpoints } from './endpoint-local-state';
 import { type Lease, SlotLeaseRenewal } from './slot-lease-renewal';
 import { WorkerMetrics } from './worker-metrics';
 
@@ -21,41 +22,6 @@ export const MIN_PARK_MS = 250;
 const PARK_SPREAD_PER_WAITER_MS = 20;
 /** A release tries this many waiters at most before giving up on waking one (stale ids). */
 const MAX_WAKE_TRIES = 5;
-/**
- * A job that finds its endpoint full waits in its worker slot instead of parking only when this
- * worker's own releases of that endpoint are expected to reach it within this long, and parks if
- * none did by then: a busy, fast endpoint keeps its jobs out of Redis, a slow or hanging one
- * holds no more worker slots than before, for longer than this.
- */
-export const LOCAL_WAIT_MS = 100;
-/** Weight of the newest interval in an endpoint's moving average of its releases' spacing. */
-const RELEASE_EMA_WEIGHT = 0.2;
-/**
- * An endpoint's pace outlives what this worker knows of it by this long. A busy endpoint's state is
- * dropped whenever this worker holds none of its slots and none of its jobs waits here, which happens
- * between two bursts; without the pace, only `capacity` of the next burst's jobs could wait here until
- * two releases had measured it again, and the rest parked.
- */
-const PACE_MEMORY_MS = 1_000;
-/** The most endpoints whose pace is remembered after their state is dropped (the oldest go first). */
-const MAX_REMEMBERED_PACES = 10_000;
-
-/** A job of the endpoint waiting in its worker slot for a lease this worker will release. */
-interface LocalWaiter {
-  take: (lease: Lease | null) => void;
-}
-
-/** What this worker knows of one endpoint: its leases held here, its local waiters, its pace. */
-interface EndpointState {
-  held: Set<Lease>;
-  waiters: LocalWaiter[];
-  /** the last acquire or release here: an endpoint with none for LOCAL_WAIT_MS is not waited for */
-  lastProgressAt: number;
-  lastReleaseAt: number;
-  /** moving average of the time between two releases here, in ms; 0 before the second release */
-  releaseSpacingMs: number;
-}
-
 /**
  * What a job may start before its slot is there, so that it does not add to the slot's hold: its
  * claim. `start` runs when the slot is likely soon (this worker does not hold all of the
@@ -108,9 +74,8 @@ export class EndpointSlots implements OnApplicationShutdown {
   private readonly maxParkSpreadMs: number;
   private readonly keyPrefix: string;
   private readonly renewal: SlotLeaseRenewal;
-  private readonly endpoints = new Map<string, EndpointState>();
-  /** The pace of endpoints whose state was dropped, and when (see PACE_MEMORY_MS). */
-  private readonly paces = new Map<string, { releaseSpacingMs: number; droppedAt: number }>();
+  /** What this worker knows of each endpoint: its leases held here, its local waiters, its pace. */
+  private readonly local: LocalEndpoints;
 
   constructor(
     config: AppConfig,
@@ -123,6 +88,7 @@ export class EndpointSlots implements OnApplicationShutdown {
     this.maxParkSpreadMs = Math.max(this.renewIntervalMs, config.webhookTimeoutMs);
     this.keyPrefix = `${config.REDIS_KEY_PREFIX}:endpoint-slots`;
     this.redis = slotsRedis(config);
+    this.local = new LocalEndpoints(this.capacity);
     this.renewal = new SlotLeaseRenewal(
       this.redis,
       this.leaseMs,
@@ -138,7 +104,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   }
 
   private *heldLeases(): Generator<[string, string, Iterable<Lease>]> {
-    for (const [endpointId, state] of this.endpoints)
+    for (const [endpointId, state] of this.local.entries())
       if (state.held.size > 0) yield [this.keys(endpointId)[0], endpointId, state.held];
   }
 
@@ -159,7 +125,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   ): Promise<void> {
     const { endpointId } = job.data;
     const jobId = job.id ?? '';
-    const state = this.state(endpointId);
+    const state = this.local.get(endpointId);
     let started = false;
     const start = () => {
       if (started) return;
@@ -171,7 +137,8 @@ export class EndpointSlots implements OnApplicationShutdown {
     let parked = 0;
     // jobs wait here already, or this worker holds every slot (Redis would only say "full"): when a
     // release here is expected soon the job waits for it without a round trip to Redis
-    if (this.full(state) && this.mayWaitHere(state)) lease = await this.waitHere(state, start);
+    if (this.local.full(state) && this.local.mayWaitHere(state))
+      lease = await this.local.waitHere(state, start);
     else {
       // a slot is likely: this worker does not hold them all, so the early work overlaps the acquire
       if (state.held.size < this.capacity) start();
@@ -182,13 +149,13 @@ export class EndpointSlots implements OnApplicationShutdown {
         state.lastProgressAt = performance.now();
       } else {
         ({ soonestExpiryMs, parked } = acquired);
-        if (this.mayWaitHere(state)) lease = await this.waitHere(state, start);
+        if (this.local.mayWaitHere(state)) lease = await this.local.waitHere(state, start);
       }
     }
     if (!lease) {
       if (started) await early.undo();
       // a waiter no release reached: its fallback wake is not before this worker's soonest lease expires
-      await this.park(job, token, soonestExpiryMs || this.soonestExpiryHere(state), parked);
+      await this.park(job, token, soonestExpiryMs || this.local.soonestExpiry(state), parked);
       throw new DelayedError();
     }
     start();
@@ -201,14 +168,14 @@ export class EndpointSlots implements OnApplicationShutdown {
    * For attempts this worker relayed itself (LocalDeliveries). `early` as for run().
    */
   async runIfFree(endpointId: string, work: SlotWork, early: EarlyWork): Promise<boolean> {
-    const state = this.state(endpointId);
+    const state = this.local.get(endpointId);
     // jobs of this endpoint already wait here: the newcomer must not pass them
-    if (this.full(state)) return this.forget(endpointId, state);
+    if (this.local.full(state)) return this.local.forget(endpointId, state);
     early.start();
     const { lease } = await this.acquire(endpointId, '');
     if (!lease) {
       await early.undo();
-      return this.forget(endpointId, state);
+      return this.local.forget(endpointId, state);
     }
     state.held.add(lease);
     state.lastProgressAt = performance.now();
@@ -218,25 +185,9 @@ export class EndpointSlots implements OnApplicationShutdown {
 
   /** The endpoints runIfFree turns away now without asking Redis: this worker holds all their slots, or jobs wait. */
   fullEndpoints(): string[] {
-    return [...this.endpoints].filter(([, state]) => this.full(state)).map(([endpointId]) => endpointId);
-  }
-
-  private full(state: EndpointState): boolean {
-    return state.waiters.length > 0 || state.held.size >= this.capacity;
-  }
-
-  /** Drops what this worker knows of an endpoint it neither holds nor waits for, but its pace; false. */
-  private forget(endpointId: string, state: EndpointState): false {
-    if (state.held.size > 0 || state.waiters.length > 0 || this.endpoints.get(endpointId) !== state)
-      return false;
-    this.endpoints.delete(endpointId);
-    if (state.releaseSpacingMs > 0) {
-      this.paces.delete(endpointId);
-      this.paces.set(endpointId, { releaseSpacingMs: state.releaseSpacingMs, droppedAt: performance.now() });
-      // a Map iterates in insertion order: the first key is the oldest
-      if (this.paces.size > MAX_REMEMBERED_PACES) this.paces.delete(this.paces.keys().next().value!);
-    }
-    return false;
+    return [...this.local.entries()]
+      .filter(([, state]) => this.local.full(state))
+      .map(([endpointId]) => endpointId);
   }
 
   /**
@@ -284,60 +235,6 @@ export class EndpointSlots implements OnApplicationShutdown {
   }
 
   /**
-   * Whether a job may wait here for a lease: this worker holds some of the endpoint's, one of them
-   * was taken or given back within LOCAL_WAIT_MS, and the pace of the releases so far says one will
-   * reach this job (behind those already waiting) within LOCAL_WAIT_MS. Before the second release
-   * the pace is unknown: then at most `capacity` wait.
-   */
-  private mayWaitHere(state: EndpointState): boolean {
-    if (state.held.size === 0) return false;
-    if (performance.now() - state.lastProgressAt > LOCAL_WAIT_MS) return false;
-    if (state.releaseSpacingMs === 0) return state.waiters.length < this.capacity;
-    return (state.waiters.length + 1) * state.releaseSpacingMs <= LOCAL_WAIT_MS;
-  }
-
-  /** Time until the soonest lease this worker holds of the endpoint expires, in ms (0 with none). */
-  private soonestExpiryHere(state: EndpointState): number {
-    let soonest = Infinity;
-    for (const lease of state.held) soonest = Math.min(soonest, lease.validUntil);
-    return soonest === Infinity ? 0 : Math.max(0, soonest - performance.now());
-  }
-
-  /** Waits for a lease handed over by this worker's next release, or null after LOCAL_WAIT_MS. */
-  private waitHere(state: EndpointState, start: () => void): Promise<Lease | null> {
-    return new Promise((resolve) => {
-      const waiter: LocalWaiter = {
-        take: (lease) => {
-          clearTimeout(timer);
-          resolve(lease);
-        },
-      };
-      const timer = setTimeout(() => {
-        const at = state.waiters.indexOf(waiter);
-        if (at >= 0) state.waiters.splice(at, 1);
-        resolve(null);
-      }, LOCAL_WAIT_MS);
-      state.waiters.push(waiter);
-      // a job waits here only when a release is expected to reach it within LOCAL_WAIT_MS
-      start();
-    });
-  }
-
-  private state(endpointId: string): EndpointState {
-    let state = this.endpoints.get(endpointId);
-    if (!state) {
-      // a pace remembered from just before (PACE_MEMORY_MS); the idle time since is not one of its intervals
-      const pace = this.paces.get(endpointId);
-      this.paces.delete(endpointId);
-      const releaseSpacingMs =
-        pace && performance.now() - pace.droppedAt <= PACE_MEMORY_MS ? pace.releaseSpacingMs : 0;
-      state = { held: new Set(), waiters: [], lastProgressAt: 0, lastReleaseAt: 0, releaseSpacingMs };
-      this.endpoints.set(endpointId, state);
-    }
-    return state;
-  }
-
-  /**
    * `parked`: how many jobs were parked on the endpoint when it was found full (0 when unknown).
    * A release wakes it (see PARK_LUA); its own timer covers a holder that died (its lease expires)
    * or a lost wake: soon after the soonest lease's expiry, spread (PARK_SPREAD_PER_WAITER_MS) so
@@ -371,15 +268,7 @@ export class EndpointSlots implements OnApplicationShutdown {
   /** Hands the lease to the first job waiting here, or frees it in Redis and wakes a parked job. */
   private async release(endpointId: string, state: EndpointState, lease: Lease): Promise<void> {
     const now = performance.now();
-    if (state.lastReleaseAt > 0) {
-      const spacing = now - state.lastReleaseAt;
-      state.releaseSpacingMs =
-        state.releaseSpacingMs === 0
-          ? spacing
-          : state.releaseSpacingMs + RELEASE_EMA_WEIGHT * (spacing - state.releaseSpacingMs);
-    }
-    state.lastReleaseAt = now;
-    state.lastProgressAt = now;
+    this.local.recordRelease(state, now);
     const [leases, waiters] = this.keys(endpointId);
     try {
       const waiter = state.waiters.shift();
@@ -403,7 +292,7 @@ export class EndpointSlots implements OnApplicationShutdown {
         return;
       }
       state.held.delete(lease);
-      this.forget(endpointId, state);
+      this.local.forget(endpointId, state);
       await this.wakeOneOf(await this.redis.cpSlotRelease(leases, waiters, lease.id), leases, waiters);
     } catch (err) {
       // the lease then expires by itself; parked jobs wake on their own timer

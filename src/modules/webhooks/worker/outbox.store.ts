@@ -82,6 +82,7 @@ interface RelayClaimRow {
   rateLimit: number | null;
   retryScheduleMs: number[];
   timeoutMs: number | null;
+  transportVersion: number;
   secretsVersion: number | null;
 }
 
@@ -216,6 +217,7 @@ export class WorkerOutboxStore {
                    'lastSuccessAt', extract(epoch FROM e.last_success_at) * 1000,
                    'customHeaders', e.custom_headers, 'rateLimit', e.rate_limit,
                    'retryScheduleMs', e.retry_schedule_ms, 'timeoutMs', e.timeout_ms,
+                   'transportVersion', e.transport_version,
                    'secretsVersion', ${SECRETS_VERSION}) ORDER BY e.created_at, e.id) AS claims
           FROM inserted i JOIN webhook_endpoints e ON e.id = i.endpoint_id
           WHERE i.started_at IS NOT NULL
@@ -352,6 +354,7 @@ function relayClaim(row: RelayClaimRow): RelayClaim {
         ordering: 'unordered',
         retry_schedule_ms: row.retryScheduleMs,
         timeout_ms: row.timeoutMs,
+        transport_version: row.transportVersion,
       },
       deliveryId: row.deliveryId,
       requestId: row.requestId,

@@ -10,6 +10,7 @@ import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import { DeliverySweepStore } from './delivery-sweep.store';
 import { WorkerOutboxStore } from './outbox.store';
+import { BrokerTransports } from '../core/broker-transport/broker-transports.service';
 
 /** How a delivery attempt ended: a short fixed list, so the label stays bounded. */
 export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'gone';
@@ -48,6 +49,7 @@ export class WorkerMetrics {
     sweep: DeliverySweepStore,
     endpoints: WebhookEndpointsStore,
     config: AppConfig,
+    brokers: BrokerTransports,
   ) {
     const registers = [registry];
     this.attempts = new Counter({
@@ -150,6 +152,17 @@ export class WorkerMetrics {
       'Webhook endpoints disabled (410 Gone or failing too long), waiting for their owner to re-enable them',
       [{}],
       async (gauge) => gauge.set(await endpoints.countDisabled()),
+    );
+
+    const brokerTypes = ['rabbitmq', 'nats'] as const;
+    scraped(
+      'webhook_broker_connections',
+      "Connections this worker holds to broker destinations (one per endpoint it delivered to), by broker; an endpoint's close when it is paused, disabled or deleted",
+      brokerTypes.map((broker) => ({ broker })),
+      async (gauge) => {
+        const counts = brokers.openByBroker();
+        for (const broker of brokerTypes) gauge.set({ broker }, counts[broker]);
+      },
     );
 
     server.addReadinessCheck('database', () => this.prisma.$queryRaw`SELECT 1`);

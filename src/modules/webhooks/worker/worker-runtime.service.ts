@@ -8,6 +8,7 @@ import { OutboxRelay } from './outbox-relay.service';
 import { DeliveryLogRetention } from './delivery-log-retention.service';
 import { OutboxRetention } from './outbox-retention.service';
 import { ReplayRunner } from './replay-runner.service';
+import { CertificateExpiry } from './certificate-expiry.service';
 
 /**
  * Starts the relay, the job consumer and the sweep with the application context, and stops them in
@@ -30,6 +31,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly local: LocalDeliveries,
     private readonly config: AppConfig,
     private readonly replays: ReplayRunner,
+    private readonly certificates: CertificateExpiry,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -39,6 +41,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
     this.logRetention.start();
     this.sweep.start();
     this.replays.start();
+    this.certificates.start();
     this.logger.log('delivery worker started: relaying the outbox, processing and sweeping deliveries');
   }
 
@@ -49,6 +52,7 @@ export class WorkerRuntime implements OnApplicationBootstrap, OnModuleDestroy {
       await this.logRetention.stop();
       await this.sweep.stop();
       await this.replays.stop();
+      await this.certificates.stop();
       // the attempts the relay ran here finish and are recorded beside the queue's jobs in flight
       await Promise.all([this.local.stop(this.config.workerShutdownTimeoutMs), this.worker.stop()]);
       await this.queue.close();

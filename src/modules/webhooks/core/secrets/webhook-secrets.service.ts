@@ -23,6 +23,8 @@ import {
   standingOf,
 } from '../../../../common/crypto/secret-cipher';
 import { StoredLiveSecret, WebhookSecretsStore } from './webhook-secrets.store';
+import { EndpointTransportStore } from '../http-transport/endpoint-transport.store';
+import { reencryptTransport } from '../http-transport/transport-reencrypt';
 
 /** An endpoint whose stored custom headers could not be sent as they are (webhooks:check-headers). */
 export interface StoredHeadersAtFault {
@@ -71,6 +73,7 @@ export class WebhookSecretsService {
     private readonly store: WebhookSecretsStore,
     private readonly endpoints: WebhookEndpointsStore,
     private readonly config: AppConfig,
+    private readonly transport: EndpointTransportStore,
   ) {
     this.cipher = new SecretKeyRing(config.webhookEncryptionKeys);
   }
@@ -175,26 +178,29 @@ export class WebhookSecretsService {
   }
 
   /**
-   * Sealed values per encryption key, signing secrets and endpoints' header sets together (both
-   * are re-encrypted by the same run): the current key first, then the ring's order, then unknown keys.
+   * Sealed values per encryption key, signing secrets, endpoints' header sets, client keys and OAuth
+   * client secrets together (all are re-encrypted by the same run): the current key first, then the ring's order, then unknown keys.
    */
   async countByKey(): Promise<SecretsUnderKey[]> {
     const counts = await this.store.countByKey();
-    for (const [keyId, count] of await this.endpoints.countHeadersByKey())
-      counts.set(keyId, (counts.get(keyId) ?? 0) + count);
+    for (const byKey of [await this.endpoints.countHeadersByKey(), await this.transport.countByKey()])
+      for (const [keyId, count] of byKey) counts.set(keyId, (counts.get(keyId) ?? 0) + count);
     return standingOf(this.cipher, counts);
   }
 
   /** Stored secrets not sealed under the newest key (older keys of the ring and keys not in it). */
   async countNotUnderCurrentKey(): Promise<number> {
-    const headers = await this.endpoints.countHeadersByKey();
-    headers.delete(this.cipher.currentKeyId);
-    const sealedHeaders = [...headers.values()].reduce((sum, count) => sum + count, 0);
-    return (await this.store.countNotUnderKey(this.cipher.currentKeyId)) + sealedHeaders;
+    let sealedOnEndpoints = 0;
+    // custom header sets, then client keys and OAuth client secrets
+    for (const byKey of [await this.endpoints.countHeadersByKey(), await this.transport.countByKey()]) {
+      byKey.delete(this.cipher.currentKeyId);
+      sealedOnEndpoints += [...byKey.values()].reduce((sum, count) => sum + count, 0);
+    }
+    return (await this.store.countNotUnderKey(this.cipher.currentKeyId)) + sealedOnEndpoints;
   }
 
   /**
-   * Moves up to `batchSize` secrets (then endpoints' custom header sets) sealed under older keys of the ring to the newest key, in one
+   * Moves up to `batchSize` secrets (then endpoints' custom header sets, client keys and OAuth client secrets) sealed under older keys of the ring to the newest key, in one
    * short transaction. Rows another transaction holds (a rotation in progress) are skipped rather
    * than waited for, so the API and the worker never queue behind this; a later batch or run takes
    * them. `skip`: ids that failed to decrypt earlier in the run, so one bad row cannot stall it.
@@ -231,7 +237,11 @@ export class WebhookSecretsService {
         await this.endpoints.resealHeaders(tx, row.id, sealHeaders(this.cipher, JSON.parse(plaintext))!);
         result.moved += 1;
       }
-      return result;
+      // then the endpoints' client keys and OAuth client secrets
+      const left = batchSize - result.moved - result.failed.length;
+      if (left <= 0) return result;
+      const transport = await reencryptTransport(tx, this.cipher, this.transport, olderKeyIds, skip, left);
+      return { moved: result.moved + transport.moved, failed: [...result.failed, ...transport.failed] };
     });
   }
 }
