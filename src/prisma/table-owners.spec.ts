@@ -100,6 +100,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
         "a replay's batch skips a paused or disabled endpoint's messages in the statement that writes the attempts (reads only)",
       'src/modules/webhooks/worker/delivery-attempts.store.ts':
         'an attempt is claimed in the statement that reads its endpoint and secrets',
+      'src/modules/webhooks/worker/fifo-head.store.ts':
+        "a FIFO head's claim reads the endpoint's delivery settings beside the function's answer (reads only)",
       'src/modules/webhooks/delivery-log.store.ts':
         "the log's page tells an unknown endpoint from an empty log in one statement",
       'src/modules/webhooks/worker/delivery-sweep.store.ts':
@@ -113,8 +115,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
   webhook_secrets: {
     owner: 'src/modules/webhooks/core/secrets/webhook-secrets.store.ts',
     sharedWith: {
-      'src/modules/webhooks/worker/delivery-attempts.store.ts':
-        'an attempt is claimed in the statement that reads its endpoint and secrets',
+      'src/modules/webhooks/worker/attempt-claim.ts':
+        "the secrets' version, a subquery of every claim's statement (the claims', the FIFO head's, the relay's; reads only)",
     },
   },
   webhook_deliveries: {
@@ -123,6 +125,8 @@ const TABLE_OWNERS: Record<string, Ownership> = {
     owner: 'src/modules/webhooks/worker/delivery-attempts.store.ts',
     sharedWith: {
       'src/modules/webhooks/worker/outbox.store.ts': "the relay's first attempts, the outbox pruner's check",
+      'src/modules/webhooks/worker/fifo-head.store.ts':
+        "a FIFO endpoint's head: claimed through webhook_claim_fifo_head, its trace context read beside it",
       'src/modules/webhooks/worker/delivery-sweep.store.ts': 'the sweep, the overdue gauge',
       'src/modules/webhooks/delivery-log.store.ts': "the API's paged log",
       'src/modules/webhooks/community-messages.store.ts': "the community's messages across its endpoints",

@@ -1,5 +1,5 @@
 import type { SubscribableEvent } from '../../src/modules/events/event-catalog';
-import { DeliveryAttemptsStore } from '../../src/modules/webhooks/worker/delivery-attempts.store';
+import { FifoHeadStore } from '../../src/modules/webhooks/worker/fifo-head.store';
 import { memberWithToken, unique } from '../utils/factories';
 import { call } from '../utils/http';
 import { raiseInOrder } from '../utils/synthetic-event';
@@ -247,7 +247,7 @@ describe('webhook endpoint ordering', () => {
     });
     // nothing FIFO goes while the unordered ones are in flight
     const head = await stack.worker.context
-      .get(DeliveryAttemptsStore)
+      .get(FifoHeadStore)
       .claimFifoHead(member.community.id, endpoint.id);
     expect(head.outcome).toBe('busy');
     expect(messagesAt(endpoint.path)).toHaveLength(3);

@@ -6,7 +6,7 @@ import { WEBHOOK_DNS_LOOKUP } from './core/delivery/dns-lookup';
 import { assertSafeTargetUrl, type ResolveAll, UnsafeTargetError } from './core/delivery/url-safety';
 import { type AuthView, authView, sealAuth, type StoredAuth } from './core/http-transport/endpoint-auth';
 import { sealTls, type StoredTls, TlsProblem, type TlsView } from './core/http-transport/endpoint-tls';
-import type { TransportWrite } from './core/webhook-endpoints.store';
+import type { TransportWrite } from './core/endpoint-columns';
 import type { CustomHeaders } from './core/secrets/endpoint-headers';
 import type { OAuthInputDto, TlsInputDto } from './dto/endpoint-transport.fields';
 

@@ -1,11 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { Prisma } from '../../../generated/prisma/client';
 import { PrismaService, Tx } from '../../../prisma/prisma.service';
 import type { FilterDocument } from './filter/event-filter';
 import type { SealedHeaders } from './secrets/endpoint-headers';
-import type { StoredAuth } from './http-transport/endpoint-auth';
-import type { StoredTls } from './http-transport/endpoint-tls';
-import type { EndpointType, StoredDestination } from './broker-transport/broker-destination';
+import type { EndpointType } from './broker-transport/broker-destination';
+import { jsonOrNull, transportData, type TransportWrite } from './endpoint-columns';
 
 /** The endpoint row as a delivery attempt reads it before sending. */
 export interface EndpointState {
@@ -63,38 +61,6 @@ export const WEBHOOK_SELECT = {
   updatedAt: true,
 } as const;
 
-/** An endpoint's tls, auth and broker destination as a write sets them: undefined leaves each as it is. */
-export interface TransportWrite {
-  tls?: { stored: StoredTls; notAfter: Date } | null;
-  auth?: StoredAuth | null;
-  /** a broker endpoint's names and sealed credentials (docs/api.md#broker-destinations); never null once set */
-  destination?: StoredDestination;
-}
-
-/** The columns a TransportWrite sets; a change of any is a new transport_version. */
-function transportData(write: TransportWrite) {
-  const { tls, auth, destination } = write;
-  if (tls === undefined && auth === undefined && destination === undefined) return {};
-  return {
-    ...(tls === undefined
-      ? {}
-      : {
-          tls: jsonOrNull(tls?.stored ?? null),
-          tlsNotAfter: tls?.notAfter ?? null,
-          tlsExpiryAnnounced: false,
-        }),
-    ...(auth === undefined ? {} : { auth: jsonOrNull(auth) }),
-    ...(destination === undefined ? {} : { destination: jsonOrNull(destination) }),
-    transportVersion: { increment: 1 },
-  };
-}
-
-function jsonOrNull(
-  value: SealedHeaders | FilterDocument | StoredTls | StoredAuth | StoredDestination | null,
-): Prisma.InputJsonValue | typeof Prisma.DbNull {
-  return value === null ? Prisma.DbNull : (value as unknown as Prisma.InputJsonValue);
-}
-
 /** An endpoint's content filter as the worker compiles it, with the version the relay checks. */
 export interface StoredFilter {
   id: string;
@@ -106,11 +72,6 @@ export interface StoredFilter {
 export const LAST_SUCCESS_PRECISION_MS = 1_000;
 
 /**
- * The one owner of `webhook_endpoints` (the API's management routes, the relay's fan-out and the
- * worker's failure counter). Every query is scoped by the community. The counter updates are atomic
- * SQL: many attempts of one endpoint finish concurrently, so read-modify-write would lose counts.
- */
-/**
  * What recording a success found: whether webhook.endpoint.failing had been raised for the streak, and,
  * when the call wrote, the endpoint's url.
  */
@@ -119,6 +80,11 @@ export interface RecordedSuccess {
   url: string | null;
 }
 
+/**
+ * The one owner of `webhook_endpoints` (the API's management routes, the relay's fan-out and the
+ * worker's failure counter). Every query is scoped by the community. The counter updates are atomic
+ * SQL: many attempts of one endpoint finish concurrently, so read-modify-write would lose counts.
+ */
 @Injectable()
 export class WebhookEndpointsStore {
   constructor(private readonly prisma: PrismaService) {}

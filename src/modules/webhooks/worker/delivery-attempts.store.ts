@@ -4,11 +4,10 @@ import { GroupCommit } from '../../../common/batching/group-commit';
 import { Prisma } from '../../../generated/prisma/client';
 import { PrismaService, type Tx } from '../../../prisma/prisma.service';
 import type { SendResult } from '../core/delivery/webhook-sender.service';
-import type { AttemptKey, DeliveryJobData } from '../core/delivery-job';
-import type { EventBody } from '../../events/event-body';
+import type { AttemptKey } from '../core/delivery-job';
 import type { EndpointState } from '../core/webhook-endpoints.store';
+import { type AttemptClaim, SECRETS_VERSION } from './attempt-claim';
 import type { NextAttempt } from './retry-policy';
-import { tracingEnabled } from '../../../tracing/tracer';
 
 /**
  * The worker's hot path on `webhook_deliveries`: claim an attempt before its send, close it after,
@@ -26,27 +25,8 @@ import { tracingEnabled } from '../../../tracing/tracer';
  * touches it.
  */
 
-/** The endpoint as the claim found it, and the claimed attempt when the endpoint still takes deliveries. */
 /** The error of a waiting retry closed unsent because a later attempt of its message succeeded. */
 export const SUPERSEDED_BY_RESEND = 'superseded by a successful resend';
-
-export interface AttemptClaim {
-  endpoint: EndpointState | null;
-  deliveryId: string | null;
-  requestId: string | null;
-  /** the trace context the attempt continues (copied from its event's, like requestId); null when not traced */
-  traceparent: string | null;
-  /**
-   * The version of the endpoint's signing secrets when the attempt was claimed (LiveSecrets in
-   * WebhookSecretsService: the newest secret's creation time, epoch ms); null without secrets.
-   */
-  secretsVersion: number | null;
-  /**
-   * Nothing was claimed because another attempt of the same message is being sent to the endpoint
-   * (a resend while an attempt is in flight): this one goes once that one has finished.
-   */
-  waitsForAttemptInFlight?: true;
-}
 
 /**
  * Another attempt of the row's message to its endpoint is claimed and being sent: a resend (or any
@@ -67,62 +47,10 @@ interface ClaimRow extends EndpointState {
   sibling_in_flight?: boolean;
 }
 
-/**
- * The claim reads the version of the endpoint's secrets (a read of webhook_secrets, whose writes
- * belong to WebhookSecretsService): the worker re-reads a cached copy older than this before it
- * signs, so an attempt claimed after a rotation committed carries the new secret's signature. The
- * same expression as LiveSecrets.version; an index-only look-up on (community_id, endpoint_id, created_at).
- */
-export const SECRETS_VERSION = `(SELECT round(extract(epoch FROM max(s.created_at)) * 1000)::float8
-          FROM webhook_secrets s WHERE s.community_id = e.community_id AND s.endpoint_id = e.id)`;
-
 interface BatchClaimRow extends ClaimRow {
   endpoint_id: string;
   message_id: string;
   attempt: number;
-}
-
-/**
- * What claiming a FIFO endpoint's head found (webhook_claim_fifo_head, in the migration
- * endpoint_fifo_ordering): `claimed` with the head's attempt (its event body null when no longer
- * stored), or why nothing was claimed: an attempt in flight (`busy`), a head not due yet
- * (`waiting`), nothing waiting (`empty`), an endpoint that is no longer FIFO (`unordered`), paused
- * or disabled (`inactive`), or deleted (`gone`).
- */
-export type FifoHead = (
-  | {
-      outcome: 'claimed';
-      claim: AttemptClaim;
-      job: Omit<DeliveryJobData, 'payload'> & { payload: EventBody | null };
-    }
-  | {
-      outcome: 'busy' | 'waiting' | 'empty' | 'unordered' | 'inactive' | 'gone';
-      endpoint: EndpointState | null;
-    }
-) & {
-  /** whether the attempt given to close as SUCCESS was still PENDING (null when none was given) */
-  finished: boolean | null;
-};
-
-/** A FIFO attempt that succeeded, closed by the call that claims the next head. */
-export interface SucceededAttempt {
-  id: string;
-  result: SendResult;
-}
-
-interface FifoHeadRow extends EndpointState {
-  finished: boolean | null;
-  outcome: FifoHead['outcome'];
-  delivery_id: string | null;
-  message_id: string | null;
-  event_type: string | null;
-  attempt: number | null;
-  request_id: string | null;
-  /** read only while tracing is on (see claimFifoHead) */
-  traceparent?: string | null;
-  outbox_id: string | null;
-  payload: EventBody | null;
-  secrets_version: number | null;
 }
 
 /** A claimed attempt's outcome, to close its row (and write its retry, if any). */
@@ -147,22 +75,6 @@ export const HOT_PATH_BATCHES = 2;
  */
 export const FINISH_BATCHES = 1;
 
-/**
- * The claimed FIFO head's trace context, read beside webhook_claim_fifo_head's answer (which does not
- * return it) by the statement's own snapshot: the row was committed before the call, and a claim does
- * not change the column. Only while tracing is on; otherwise the statement is the same as before.
- */
-const TRACEPARENT_OF_HEAD = `,
-                    (SELECT d.traceparent FROM webhook_deliveries d WHERE d.id = f.delivery_id) AS traceparent`;
-/**
- * The endpoint's delivery settings, read beside webhook_claim_fifo_head's answer (which predates them)
- * by the statement's own snapshot, taken as the call began: a PATCH committed before the claim is
- * seen, as by any claim (core/delivery-settings.ts). Its own names only: the function's columns
- * (url, is_active, …) stay unambiguous.
- */
-const SETTINGS_OF_ENDPOINT = `
-             LEFT JOIN (SELECT w.retry_schedule_ms, w.timeout_ms, w.transport_version FROM webhook_endpoints w
-                        WHERE w.community_id = $1::uuid AND w.id = $2::uuid) settings ON true`;
 /** The most calls one of those statements carries. */
 export const HOT_PATH_BATCH_SIZE = 500;
 
@@ -324,77 +236,6 @@ export class DeliveryAttemptsStore {
       secretsVersion: secrets_version,
       // only when nothing was claimed: this attempt waits for the one of its message being sent
       ...(delivery_id === null && sibling_in_flight ? { waitsForAttemptInFlight: true } : {}),
-    };
-  }
-
-  /**
-   * Claims the head of a FIFO endpoint's queue (its waiting attempt with the lowest place) when no
-   * attempt of the endpoint is in flight and the head is due, and reads the endpoint and the head's
-   * event body: one call of the function webhook_claim_fifo_head, which takes an advisory lock on
-   * the endpoint for its transaction, so every worker's claims of one endpoint go one after another.
-   * A failing head blocks the queue: its retry keeps its place and is `waiting` until due.
-   *
-   * `succeeded`, the attempt just sent with a 2xx, is closed as SUCCESS in the same call, before
-   * the claim: one round trip and one commit between two sends instead of two.
-   */
-  async claimFifoHead(
-    communityId: string,
-    endpointId: string,
-    succeeded?: SucceededAttempt,
-  ): Promise<FifoHead> {
-    const result = succeeded?.result;
-    const traced = tracingEnabled();
-    const { rows } = await this.prisma.pool.query<FifoHeadRow>({
-      name: this.prisma.statementName(traced ? 'claim-fifo-head+trace' : 'claim-fifo-head'),
-      text: `SELECT finished, outcome, delivery_id, message_id, event_type, attempt, request_id, outbox_id::text,
-                    payload, url, is_active, disabled_at, consecutive_failures, failing_since, last_success_at,
-                    custom_headers, rate_limit, ordering, secrets_version, retry_schedule_ms,
-                    timeout_ms, transport_version${traced ? TRACEPARENT_OF_HEAD : ''}
-             FROM webhook_claim_fifo_head($1::uuid, $2::uuid, $3::uuid, $4::int, $5::text, $6::int) f${SETTINGS_OF_ENDPOINT}`,
-      values: [
-        communityId,
-        endpointId,
-        succeeded?.id ?? null,
-        result?.status ?? null,
-        result?.responseBody ?? null,
-        result?.durationMs ?? null,
-      ],
-    });
-    const {
-      finished,
-      outcome,
-      delivery_id,
-      message_id,
-      event_type,
-      attempt,
-      request_id,
-      traceparent,
-      outbox_id,
-      payload,
-      secrets_version,
-      ...endpoint
-    } = rows[0];
-    if (outcome !== 'claimed') return { finished, outcome, endpoint: outcome === 'gone' ? null : endpoint };
-    return {
-      finished,
-      outcome,
-      claim: {
-        endpoint,
-        deliveryId: delivery_id,
-        requestId: request_id,
-        traceparent: traceparent ?? null,
-        secretsVersion: secrets_version,
-      },
-      job: {
-        communityId,
-        endpointId,
-        messageId: message_id!,
-        eventType: event_type!,
-        attempt: attempt!,
-        outboxId: outbox_id ?? '',
-        payload,
-        fifo: true,
-      },
     };
   }
 

@@ -13,10 +13,11 @@ import type { DeliveryJobData } from '../core/delivery-job';
 import { DELIVERY_QUEUE } from '../core/delivery-job';
 import { DeliveryQueue, deliveryQueueOptions } from '../core/delivery-queue.service';
 import { DeliveryAttemptsStore } from './delivery-attempts.store';
+import { FifoHeadStore } from './fifo-head.store';
 import { DeliverySweep } from './delivery-sweep.service';
 import { DeliverySweepStore } from './delivery-sweep.store';
 import { DeliveryWorker } from './delivery-worker.service';
-import { deliveryProcessorProvider } from './delivery.processor';
+import { deliveryProcessorProvider } from './delivery-processor.provider';
 import { EndpointFilters } from './endpoint-filters';
 import { EndpointHealth } from './endpoint-health.service';
 import { EndpointSlots } from './endpoint-slots';
@@ -72,6 +73,7 @@ import { CertificateExpiry } from './certificate-expiry.service';
       ) => new WebhookSender(secrets, config, transport, brokers),
     },
     DeliveryAttemptsStore,
+    FifoHeadStore,
     DeliverySweepStore,
     WorkerOutboxStore,
     OutboxRelay,

@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
-import type { AttemptClaim } from './delivery-attempts.store';
+import type { AttemptClaim } from './attempt-claim';
 import { DeliveryProcessor } from './delivery.processor';
 import type { EarlyWork } from './endpoint-slots';
 
@@ -31,6 +31,7 @@ describe('DeliveryProcessor.runIfSlotFree with the relay’s claim', () => {
     const config = loadConfig({ ...process.env }).config;
     const processor = new DeliveryProcessor(
       deliveries as never,
+      {} as never,
       {} as never,
       {} as never,
       {} as never,

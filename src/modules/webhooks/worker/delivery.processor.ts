@@ -1,25 +1,22 @@
-import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger } from '@nestjs/common';
-import { DelayedError, type Job, type WorkerOptions } from 'bullmq';
+import { DelayedError, type Job } from 'bullmq';
 import { AppConfig } from '../../../config/app-config';
-import { type AttemptClaim, DeliveryAttemptsStore, type SucceededAttempt } from './delivery-attempts.store';
+import type { AttemptClaim } from './attempt-claim';
+import { DeliveryAttemptsStore } from './delivery-attempts.store';
+import { FifoHeadStore, type SucceededAttempt } from './fifo-head.store';
 import { type SendResult, WebhookSender } from '../core/delivery/webhook-sender.service';
-import { DELIVERY_JOB_OPTIONS, DELIVERY_QUEUE, DeliveryJobData } from '../core/delivery-job';
+import { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
 import { CachedLiveSecrets, DELIVERY_SENDER } from './cached-live-secrets';
 import { type EarlyWork, EndpointSlots } from './endpoint-slots';
 import { EndpointHealth } from './endpoint-health.service';
 import { EndpointRateLimits } from './endpoint-rate-limits';
-import { queuePrefix } from '../../../redis/redis-client';
-import { workerConnection } from '../core/redis-connections';
 import { type NextAttempt, nextRetry } from './retry-policy';
 import { WorkerMetrics } from './worker-metrics';
 import { BODY_GONE } from './delivery-sweep.service';
 import { endAttemptSpan, startAttemptSpan } from '../core/delivery/attempt-span';
 import { scheduleFor } from '../core/delivery-settings';
-
-/** Taken over this often at most; past that it fails (a job that kills its worker every time). */
-const MAX_STALLED_COUNT = 3;
 
 /**
  * Sends an attempt held back by its endpoint's rate limit again after `waitMs`, at the start it was
@@ -44,7 +41,8 @@ type RecordOutcome = (deliveryId: string, result: SendResult, retry: NextAttempt
  * its row claimed: the sweep closes it as "worker stopped; outcome unknown" and schedules the next
  * attempt).
  *
- * Registered through deliveryProcessorProvider, which applies the configured worker options.
+ * Registered through deliveryProcessorProvider (delivery-processor.provider.ts), which applies the
+ * configured worker options.
  */
 export class DeliveryProcessor extends WorkerHost {
   private readonly logger = new Logger(DeliveryProcessor.name);
@@ -61,6 +59,7 @@ export class DeliveryProcessor extends WorkerHost {
 
   constructor(
     private readonly deliveries: DeliveryAttemptsStore,
+    private readonly fifoHeads: FifoHeadStore,
     @Inject(DELIVERY_SENDER) private readonly sender: WebhookSender,
     private readonly secrets: CachedLiveSecrets,
     private readonly health: EndpointHealth,
@@ -131,7 +130,7 @@ export class DeliveryProcessor extends WorkerHost {
           if (this.stopping) break;
           const closing = succeeded;
           succeeded = undefined;
-          const head = await this.deliveries
+          const head = await this.fifoHeads
             .claimFifoHead(communityId, endpointId, closing)
             .catch((err: Error) => {
               succeeded = closing;
@@ -398,68 +397,3 @@ export class DeliveryProcessor extends WorkerHost {
     );
   }
 }
-
-/** The BullMQ worker options from the configuration (a decorator's options are static, these are not). */
-export function deliveryWorkerOptions(config: AppConfig): WorkerOptions {
-  return {
-    connection: workerConnection(config),
-    prefix: queuePrefix(config),
-    concurrency: config.WORKER_CONCURRENCY,
-    // started by WorkerRuntime, after the application context is up
-    autorun: false,
-    // a job whose worker died (lock expired) is taken over by the next stalled check
-    stalledInterval: config.workerStalledIntervalMs,
-    maxStalledCount: MAX_STALLED_COUNT,
-    // renewed every half of this while the job runs, so a send longer than it (an endpoint's own
-    // timeoutMs) keeps the lock as long as its worker lives
-    lockDuration: Math.max(config.workerStalledIntervalMs, config.webhookTimeoutMs * 2),
-    removeOnComplete: DELIVERY_JOB_OPTIONS.removeOnComplete as { age: number; count: number },
-    removeOnFail: DELIVERY_JOB_OPTIONS.removeOnFail as { age: number; count: number },
-  };
-}
-
-/**
- * Registers DeliveryProcessor as the queue's @Processor with options read from AppConfig: the
- * decorator is applied to a subclass made per configuration (@nestjs/bullmq reads a factory
- * provider's options from the instance's class), so concurrency, lock and stall settings come from
- * the environment.
- */
-export const deliveryProcessorProvider = {
-  provide: DeliveryProcessor,
-  inject: [
-    DeliveryAttemptsStore,
-    DELIVERY_SENDER,
-    CachedLiveSecrets,
-    EndpointHealth,
-    DeliveryQueue,
-    EndpointSlots,
-    WorkerMetrics,
-    EndpointRateLimits,
-    AppConfig,
-  ],
-  useFactory: (
-    deliveries: DeliveryAttemptsStore,
-    sender: WebhookSender,
-    secrets: CachedLiveSecrets,
-    health: EndpointHealth,
-    queue: DeliveryQueue,
-    slots: EndpointSlots,
-    metrics: WorkerMetrics,
-    rateLimits: EndpointRateLimits,
-    config: AppConfig,
-  ): DeliveryProcessor => {
-    @Processor(DELIVERY_QUEUE, deliveryWorkerOptions(config))
-    class ConfiguredDeliveryProcessor extends DeliveryProcessor {}
-    return new ConfiguredDeliveryProcessor(
-      deliveries,
-      sender,
-      secrets,
-      health,
-      queue,
-      slots,
-      metrics,
-      rateLimits,
-      config,
-    );
-  },
-};

@@ -2,7 +2,7 @@ import { loadConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import type { DeliveryQueue } from '../core/delivery-queue.service';
 import type { DeliveryProcessor } from './delivery.processor';
-import type { AttemptClaim } from './delivery-attempts.store';
+import type { AttemptClaim } from './attempt-claim';
 import { LocalDeliveries, relayedAttemptKey } from './local-deliveries';
 
 /** The relayed attempts a worker runs itself, and those it leaves to the queue. */

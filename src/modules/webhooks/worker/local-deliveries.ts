@@ -3,7 +3,7 @@ import { settledWithin } from '../../../common/async/settled-within';
 import { AppConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
-import type { AttemptClaim } from './delivery-attempts.store';
+import type { AttemptClaim } from './attempt-claim';
 import { DeliveryProcessor } from './delivery.processor';
 
 /** The key of a relayed attempt 1 among a batch's: its message and endpoint. */

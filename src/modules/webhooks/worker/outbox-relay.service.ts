@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../../config/app-config';
 import type { DeliveryJobData } from '../core/delivery-job';
 import { DeliveryQueue } from '../core/delivery-queue.service';
-import type { AttemptClaim } from './delivery-attempts.store';
+import type { AttemptClaim } from './attempt-claim';
 import { EndpointFilters } from './endpoint-filters';
 import { LocalDeliveries, relayedAttemptKey } from './local-deliveries';
 import { OutboxWakeups } from './outbox-wakeups';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../../../prisma/prisma.service';
 import type { EventBody } from '../../events/event-body';
 import type { EndpointState } from '../core/webhook-endpoints.store';
-import { type AttemptClaim, SECRETS_VERSION } from './delivery-attempts.store';
+import { type AttemptClaim, SECRETS_VERSION } from './attempt-claim';
 
 /** One outbox event the relay took, with the endpoints whose attempt 1 it wrote (in creation order). */
 export interface RelayedEvent {
