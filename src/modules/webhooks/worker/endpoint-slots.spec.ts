@@ -259,8 +259,10 @@ describe('EndpointSlots, leases renewed while their requests run', () => {
     const { slots, lapses } = worker();
     const other = worker().slots;
     const endpointId = randomUUID();
-    const [lapsing, kept] = [await hold(slots, endpointId), await hold(slots, endpointId)];
-    const lapsedId = [...(await leasesOf(endpointId)).keys()][0];
+    const lapsing = await hold(slots, endpointId);
+    // read while it is the only lease: two taken in the same millisecond tie in Redis's order
+    const [lapsedId] = (await leasesOf(endpointId)).keys();
+    const kept = await hold(slots, endpointId);
     // the lease expired unrenewed (a stall) and another worker took the slot it left
     await redis.zrem(leasesKey(endpointId), lapsedId);
     const taker = await hold(other, endpointId);
